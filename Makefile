@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree entry point of the RDMA core patch set.
+#
+# The modules are built with the kernel's own Kbuild against KDIR (by default
+# the newest installed Debian 6.12 headers).  The folders under drivers/ and
+# include/ are laid out as in a kernel tree and carry Kconfig/Makefile files
+# that also work when they are dropped into a kernel source tree.
+#
+#   make                      build every module (W=1 warning-free)
+#   make modules_install      INSTALL_MOD_PATH=DIR -> DIR/lib/modules/<kver>/updates
+#   make lint                 checkpatch --strict, sparse, kernel-doc
+#   make check                deps, build, every test; last line "N passed, N failed"
+#   make run                  the end-to-end demo on two QEMU guests
+#   make deps                 install the Debian packages the above need
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+KDIR ?= $(shell ls -d /lib/modules/6.12*/build 2>/dev/null | sort -V | tail -n 1)
+KVER ?= $(if $(KDIR),$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null))
+
+SELFTESTS := $(TOP)/tools/testing/selftests/rdma
+TESTMODS := $(SELFTESTS)/modules
+STAGE ?= $(TOP)/build/stage
+
+# Our include/ must be searched before the kernel's own include/ so that
+# <rdma/...> resolves to this tree.  Kbuild puts NOSTDINC_FLAGS ahead of
+# LINUXINCLUDE; setting it on the command line replaces the kernel's value,
+# so -nostdinc is repeated here.
+OURINC := NOSTDINC_FLAGS="-nostdinc -I$(TOP)/include"
+
+KMAKE = $(MAKE) -C $(KDIR) $(OURINC) $(if $(W),W=$(W)) $(if $(C),C=$(C))
+# Sign at install time only when the kernel build tree holds a signing key
+# (Debian's headers do not); modules installed for the tests stay unsigned
+# and uncompressed.
+KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
+KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
+
+.PHONY: all modules testmods clean distclean modules_install stage deps lint check \
+	run help kdir-check print-kver
+
+all: modules testmods
+
+kdir-check:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "no kernel build tree: install linux-headers-6.12-amd64 (make deps) or set KDIR" >&2; \
+		exit 1; }
+
+modules: kdir-check
+	$(KMAKE) M=$(TOP) modules
+
+# Test modules are built against this tree as any outside module would be:
+# our headers plus our Module.symvers.
+testmods: modules
+	$(KMAKE) M=$(TESTMODS) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates $(KSIGN) \
+		$(if $(INSTALL_MOD_PATH),INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH))) \
+		modules_install
+	$(if $(INSTALL_MOD_PATH),@echo "staged under $(INSTALL_MOD_PATH); run 'depmod $(KVER)' on the target",depmod $(KVER))
+
+# What the QEMU guests load: every module plus the KTAP test modules.
+stage: all
+	rm -rf $(STAGE)
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(STAGE) INSTALL_MOD_DIR=updates \
+		DEPMOD=true $(KINSTALL) modules_install
+	$(MAKE) -C $(KDIR) M=$(TESTMODS) INSTALL_MOD_PATH=$(STAGE) \
+		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
+
+clean:
+	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TOP) clean
+	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TESTMODS) clean
+	rm -rf $(STAGE)
+
+# Also drop the QEMU harness cache, test results and the lint tools.
+distclean: clean
+	rm -rf $(TOP)/build $(TOP)/.cache
+
+deps:
+	@bash $(SELFTESTS)/deps.sh
+
+lint: kdir-check
+	@bash $(SELFTESTS)/lint.sh
+
+check: deps
+	@bash $(SELFTESTS)/check.sh
+
+run: deps stage
+	@bash $(SELFTESTS)/run_demo.sh
+
+help:
+	@sed -n '3,15p' $(TOP)/Makefile
+
+print-kver:
+	@echo $(KVER)

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: build, lint and every test, user space and in-guest.
+# Prints KTAP as it goes and, as its very last line, "N passed, N failed".
+# Exit status is non-zero on any failure.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../../.." && pwd)
+logs=$top/build/check
+mkdir -p "$logs"
+passed=0
+failed=0
+n=0
+
+report() {	# report NAME RC LOGFILE
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok $n $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $1 # see $3"
+		[ -f "$3" ] && tail -n 30 "$3" | sed 's/^/# /'
+	fi
+}
+
+step() {	# step NAME COMMAND...
+	local name=$1 log=$logs/$1.log
+	shift
+	"$@" >"$log" 2>&1
+	report "$name" $? "$log"
+}
+
+# A W=1 build that prints a single compiler warning fails.
+build_w1() {
+	make -C "$top" clean >/dev/null 2>&1
+	make -C "$top" W=1 all || return 1
+	! grep -E '(warning|error):' "$logs/build_w1.log"
+}
+
+# modules_install puts our modules where a distro looks first.
+modules_install_layout() {
+	local dir kver
+	dir=$(mktemp -d)
+	kver=$(make -s -C "$top" --no-print-directory print-kver)
+	make -C "$top" modules_install INSTALL_MOD_PATH="$dir" || return 1
+	ls "$dir/lib/modules/$kver/updates/drivers/infiniband/core/"ib_core.ko* || return 1
+	# Nothing outside updates/, and no test module in a distro install.
+	[ -z "$(find "$dir/lib/modules/$kver" -name '*.ko*' -not -path '*/updates/*')" ] || return 1
+	[ -z "$(find "$dir" -name 'rdma_*_test.ko*')" ] || return 1
+	rm -rf "$dir"
+}
+
+echo "KTAP version 1"
+echo "# make check: build, lint, guest tests"
+step build_w1 build_w1
+step modules_install_layout modules_install_layout
+step lint bash "$here/lint.sh"
+step stage make -C "$top" stage
+
+# In-guest tests (QEMU): their own KTAP and summary line.
+guest_log=$logs/guest.log
+bash "$here/run_tests.sh" 2>&1 | tee "$guest_log"
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$guest_log" | tail -n 1)
+if [ -n "$summary" ]; then
+	gp=$(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')
+	gf=$(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+	passed=$((passed + gp))
+	failed=$((failed + gf))
+else
+	echo "not ok - guest tests: run_tests.sh printed no summary"
+	failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
