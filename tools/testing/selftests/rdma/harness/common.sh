@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Host-side settings shared by run_tests.sh, run_demo.sh and the harness
+# scripts: where the repository, the build folder, the staged modules and the
+# guest kernel are.  Sourced, never run.
+#
+# Environment (all optional):
+#   KVER     guest kernel release (default: newest /lib/modules/6.12* with build/)
+#   STAGE    staged modules root (default: REPO/build/stage), holding
+#            lib/modules/$KVER/updates/**/*.ko
+#   BUILD    build folder (default: REPO/build)
+#   QEMU     QEMU binary (default: qemu-system-x86_64)
+#   VM_MEM   guest memory in MiB (default: 1024)
+
+RDMA_HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+RDMA_SELFTEST_DIR=$(cd "$RDMA_HARNESS_DIR/.." && pwd -P)
+REPO_ROOT=$(cd "$RDMA_SELFTEST_DIR/../../../.." && pwd -P)
+BUILD=${BUILD:-$REPO_ROOT/build}
+STAGE=${STAGE:-$REPO_ROOT/build/stage}
+QEMU=${QEMU:-qemu-system-x86_64}
+VM_MEM=${VM_MEM:-1024}
+
+# The newest 6.12 kernel that has its headers (a build dir) installed.
+rdma_detect_kver() {
+	local d best=
+
+	if [ -n "${KVER:-}" ]; then
+		echo "$KVER"
+		return 0
+	fi
+	for d in /lib/modules/6.12*; do
+		[ -d "$d/build" ] || continue
+		best+="${d##*/}"$'\n'
+	done
+	best=$(printf '%s' "$best" | sort -V | tail -n 1)
+	[ -n "$best" ] || return 1
+	echo "$best"
+}
+
+KVER=$(rdma_detect_kver) || KVER=
+export KVER STAGE REPO_ROOT BUILD
+
+# Prints why the host cannot boot guests, or nothing when it can.
+rdma_host_problems() {
+	local c
+
+	[ -n "$KVER" ] || echo "no /lib/modules/6.12* with a build dir (install linux-headers-6.12-amd64, or set KVER)"
+	[ -z "$KVER" ] || [ -r "/boot/vmlinuz-$KVER" ] || echo "no kernel image /boot/vmlinuz-$KVER (install linux-image-6.12-amd64)"
+	[ -z "$KVER" ] || [ -d "/lib/modules/$KVER/kernel" ] || echo "no /lib/modules/$KVER/kernel"
+	for c in "$QEMU" busybox cpio xz gzip modprobe depmod ss flock sha256sum; do
+		command -v "$c" >/dev/null 2>&1 || echo "missing host command: $c"
+	done
+	if command -v busybox >/dev/null 2>&1 && ldd "$(command -v busybox)" >/dev/null 2>&1; then
+		echo "busybox is dynamically linked: install busybox-static"
+	fi
+}
+
+# The staged .ko files, one path a line (none when nothing is staged).
+rdma_staged_modules() {
+	local dir="$STAGE/lib/modules/$KVER/updates"
+
+	[ -d "$dir" ] || return 0
+	find "$dir" -name '*.ko' -type f | sort
+}
+
+# Quote a value for a KEY='value' line that both busybox sh and bash read.
+rdma_shquote() {
+	local s=$1
+
+	printf "'%s'" "${s//\'/\'\\\'\'}"
+}

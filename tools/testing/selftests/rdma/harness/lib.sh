@@ -1,0 +1,434 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Library for RDMA harness tests (tools/testing/selftests/rdma/tests/*.sh).
+# Source it, define guest_a / guest_b (or just guest) and optionally
+# host_phase, then end the script with:   rdma_test_main "$@"
+#
+# The harness runs `bash NAME.sh guest a|b` in each guest, then
+# `bash NAME.sh host RESULTDIR` on the host when the script defines
+# host_phase.  Each phase prints KTAP and exits 0 only if nothing failed.
+#
+# Guest environment: RDMA_STACK (project|stock), RDMA_ROLE (a|b), MY_IP,
+# PEER_IP, MY_MAC, PEER_MAC, NETDEV, RESULTS (writable, read back on the
+# host as RESULTDIR/a and RESULTDIR/b), REPO, STAGE, KVER, RDMA_TEST_NAME.
+#
+# KTAP:    ktap_plan N, ktap_ok DESC, ktap_fail DESC [REASON],
+#          ktap_skip DESC REASON, ktap_check DESC CMD..., ktap_diag MSG...,
+#          ktap_bail REASON, ktap_finish (plan if not given, totals, exit)
+# Sync:    wait_for_peer_tcp HOST PORT [TIMEOUT], rdma_barrier PORT [TIMEOUT],
+#          retry_until TIMEOUT CMD...
+# Kernel:  run_ktap_module MOD [PARAM=VALUE...], check_modules_unload [MOD...],
+#          kmsg_mark TEXT, kmsg_since TEXT, module_loaded MOD
+# RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV)
+# Host:    require_cmd CMD...
+
+KTAP_PASS=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+KTAP_NUM=0
+KTAP_PLANNED=
+
+ktap_header() {
+	echo "KTAP version 1"
+}
+
+ktap_plan() {
+	KTAP_PLANNED=$1
+	echo "1..$1"
+}
+
+ktap_diag() {
+	local line
+
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<<"$*"
+}
+
+ktap_ok() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_PASS=$((KTAP_PASS + 1))
+	echo "ok $KTAP_NUM $1"
+}
+
+# ktap_fail DESC [REASON]
+ktap_fail() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_FAIL=$((KTAP_FAIL + 1))
+	echo "not ok $KTAP_NUM $1${2:+ # ${2//$'\n'/ }}"
+	return 1
+}
+
+ktap_skip() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
+}
+
+# ktap_check DESC CMD...: ok when CMD succeeds, else not ok with its output.
+ktap_check() {
+	local desc=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "$* failed: $(printf '%s' "$out" | tail -n 3)"
+	fi
+}
+
+ktap_bail() {
+	echo "Bail out! $*"
+	ktap_finish_code=1
+	ktap_finish
+}
+
+ktap_finish() {
+	[ -n "$KTAP_PLANNED" ] || echo "1..$KTAP_NUM"
+	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL skip:$KTAP_SKIP"
+	if [ -n "$KTAP_PLANNED" ] && [ "$KTAP_PLANNED" != "$KTAP_NUM" ]; then
+		echo "# planned $KTAP_PLANNED tests but ran $KTAP_NUM"
+		exit 1
+	fi
+	[ "$KTAP_FAIL" -eq 0 ] && [ "$KTAP_NUM" -gt 0 ] && [ "${ktap_finish_code:-0}" -eq 0 ]
+	exit $?
+}
+
+# retry_until TIMEOUT CMD...: run CMD until it succeeds, for at most TIMEOUT s.
+retry_until() {
+	local end=$((SECONDS + $1))
+
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+_tcp_connect() {
+	# shellcheck disable=SC2016 # $0 and $1 are expanded by the inner bash
+	timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+}
+
+# wait_for_peer_tcp HOST PORT [TIMEOUT=30]: until HOST accepts on PORT.
+# It connects (and closes at once): do not point it at a one-shot server.
+wait_for_peer_tcp() {
+	retry_until "${3:-30}" _tcp_connect "$1" "$2"
+}
+
+# rdma_barrier PORT [TIMEOUT=60]: both guests call it; returns when both got
+# there.  Guest a listens on PORT, guest b connects to it.
+rdma_barrier() {
+	local port=$1 t=${2:-60}
+
+	if [ "$RDMA_ROLE" = a ]; then
+		timeout "$t" busybox nc -l -p "$port" </dev/null >/dev/null
+	else
+		wait_for_peer_tcp "$PEER_IP" "$port" "$t"
+	fi
+}
+
+require_cmd() {
+	local c missing=
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || missing+=" $c"
+	done
+	[ -z "$missing" ] && return 0
+	echo "missing command(s):$missing" >&2
+	return 1
+}
+
+module_loaded() {
+	grep -q "^$1 " /proc/modules
+}
+
+# kmsg_mark TEXT: put a marker line into the kernel log.
+kmsg_mark() {
+	echo "rdma-harness: $*" >/dev/kmsg
+}
+
+# kmsg_since TEXT: the kernel log after the marker TEXT, without timestamps.
+kmsg_since() {
+	dmesg --notime 2>/dev/null | awk -v m="rdma-harness: $*" 'f; $0 == m { f = 1 }'
+}
+
+_kernel_trouble() {
+	grep -E 'WARNING:|BUG:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption' | head -n 3
+}
+
+# The path of MOD.ko: from modinfo (after depmod), else from STAGE.
+_find_module() {
+	local f
+
+	f=$(modinfo -n "$1" 2>/dev/null) && [ -e "$f" ] && { echo "$f"; return 0; }
+	f=$(find "$STAGE/lib/modules/$KVER/updates" -name "$1.ko" 2>/dev/null | head -n 1)
+	[ -n "$f" ] && { echo "$f"; return 0; }
+	return 1
+}
+
+# The KTAP document in a kernel log (stdin), from its "KTAP version 1" line
+# on, with whatever printk prefix that line had (e.g. "mod: ") removed.
+_ktap_lines() {
+	awk '!f && /KTAP version 1$/ { p = substr($0, 1, length($0) - 14); f = 1 }
+	     f && substr($0, 1, length(p)) == p { print substr($0, length(p) + 1) }'
+}
+
+# run_ktap_module MOD [PARAM=VALUE...]
+# Loads the KTAP test module MOD, reads the KTAP it printed to the kernel
+# log, unloads it and reports each of its cases as "MOD: case".  Adds
+# "MOD: load", "MOD: unload", "MOD: plan" (when the count is off) and
+# "MOD: kernel log clean" (no WARNING/BUG/Oops).  KTAP_MODULE_TIMEOUT
+# (default 60 s) bounds the wait for all planned cases to be printed.
+# The module's part of the kernel log is kept in $RESULTS/MOD.dmesg.
+run_ktap_module() {
+	local mod=$1 ko mark log ktap out plan n line desc why
+	local end=$((SECONDS + ${KTAP_MODULE_TIMEOUT:-60})) rc=0
+
+	shift
+	if ! ko=$(_find_module "$mod"); then
+		ktap_fail "$mod: load" "$mod.ko not found (not known to modinfo, not in $STAGE/lib/modules/$KVER/updates)"
+		return 1
+	fi
+	mark="begin $mod $$.$RANDOM"
+	kmsg_mark "$mark"
+	if [[ "$ko" == /lib/modules/* ]]; then
+		out=$(modprobe "$mod" "$@" 2>&1)
+	else
+		out=$(insmod "$ko" "$@" 2>&1)
+	fi || {
+		ktap_fail "$mod: load" "$ko: $out $(kmsg_since "$mark" | tail -n 2)"
+		kmsg_since "$mark" >"${RESULTS:-/tmp}/$mod.dmesg"
+		return 1
+	}
+	ktap_ok "$mod: load"
+	# Wait until the plan's number of results is there (or the timeout).
+	while :; do
+		ktap=$(kmsg_since "$mark" | _ktap_lines)
+		plan=$(printf '%s\n' "$ktap" | sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' | head -n 1)
+		n=$(printf '%s\n' "$ktap" | grep -cE '^(not )?ok [0-9]+')
+		[ -n "$plan" ] && [ "$n" -ge "$plan" ] && break
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 0.2
+	done
+	local unload_err=
+	out=$(rmmod "$mod" 2>&1) || unload_err=${out:-rmmod failed}
+	kmsg_mark "end $mark"
+	log=$(kmsg_since "$mark" | sed "/^rdma-harness: end $mark\$/,\$d")
+	printf '%s\n' "$log" >"${RESULTS:-/tmp}/$mod.dmesg"
+	ktap=$(printf '%s\n' "$log" | _ktap_lines)
+	if [ -z "$ktap" ]; then
+		ktap_fail "$mod: KTAP report" "no 'KTAP version 1' line in the kernel log"
+		rc=1
+	fi
+	n=0
+	while IFS= read -r line; do
+		if [[ "$line" =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
+			n=$((n + 1))
+			desc=${BASH_REMATCH[2]} why=
+			if [[ "$desc" == *" # "* ]]; then
+				why=${desc#* # }
+				desc=${desc%% # *}
+			fi
+			if [ -n "${BASH_REMATCH[1]}" ]; then
+				ktap_fail "$mod: $desc" "$why"
+				rc=1
+			elif [[ "$why" =~ ^(SKIP|skip) ]]; then
+				ktap_skip "$mod: $desc" "${why#* }"
+			else
+				ktap_ok "$mod: $desc"
+			fi
+		elif [[ "$line" == "#"* ]]; then
+			line=${line#"#"}
+			echo "# $mod: ${line# }"
+		fi
+	done <<<"$ktap"
+	if [ -n "$ktap" ] && [ -z "$plan" ]; then
+		ktap_fail "$mod: plan" "no 1..N plan line in its KTAP"
+		rc=1
+	elif [ -n "$plan" ] && [ "$n" -ne "$plan" ]; then
+		ktap_fail "$mod: plan" "planned $plan cases, reported $n"
+		rc=1
+	fi
+	if [ -z "$unload_err" ]; then
+		ktap_ok "$mod: unload"
+	else
+		ktap_fail "$mod: unload" "$unload_err"
+		rc=1
+	fi
+	out=$(printf '%s\n' "$log" | _kernel_trouble)
+	if [ -n "$out" ]; then
+		ktap_fail "$mod: kernel log clean" "$out"
+		rc=1
+	else
+		ktap_ok "$mod: kernel log clean"
+	fi
+	return $rc
+}
+
+# The RDMA modules now loaded: by name, those whose file is under updates/
+# (the project's), and everything that holds ib_core, transitively.
+_rdma_modules_loaded() {
+	awk -v extra=" $* " '
+	{ name[$1] = 1; holders[$1] = $4 }
+	END {
+		for (m in name)
+			if (m ~ /^(ib_|rdma_|iw_|rdma|siw$|rxe)/ || index(extra, " " m " "))
+				keep[m] = 1
+		do {
+			more = 0
+			for (m in keep) {
+				n = split(holders[m], h, ",")
+				for (i = 1; i <= n; i++)
+					if (h[i] != "" && h[i] != "-" && !(h[i] in keep)) {
+						keep[h[i]] = 1
+						more = 1
+					}
+			}
+		} while (more)
+		for (m in keep)
+			print m
+	}' /proc/modules | sort
+}
+
+_project_modules_loaded() {
+	local m f
+
+	while read -r m _; do
+		f=$(modinfo -n "$m" 2>/dev/null) || continue
+		[[ "$f" == */updates/* ]] && echo "$m"
+	done </proc/modules
+}
+
+# The processes with /dev/infiniband/* open, as "PID(comm) ...".
+_infiniband_holders() {
+	local me=$BASHPID f pid p n
+
+	for f in /proc/[0-9]*/fd/*; do
+		case "$(readlink "$f" 2>/dev/null)" in /dev/infiniband/*) ;; *) continue ;; esac
+		pid=${f#/proc/}
+		pid=${pid%%/*}
+		# Skip this function's own processes: they only inherited fds.
+		[ "$pid" = "$me" ] && continue
+		p=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)
+		n=0
+		while [ -n "$p" ] && [ "$p" -gt 1 ] && [ $n -lt 20 ]; do
+			[ "$p" = "$me" ] && continue 2
+			p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
+			n=$((n + 1))
+		done
+		echo "$pid($(cat "/proc/$pid/comm" 2>/dev/null))"
+	done | sort -u | tr '\n' ' '
+}
+
+# _bg_timeout SECS CMD...: CMD's status, or 124 if it is still running after
+# SECS (left running: a task blocked in the kernel cannot be killed anyway).
+_bg_timeout() {
+	local t=$1 pid
+
+	shift
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq $((t * 5))); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.2
+	done
+	return 124
+}
+
+# check_modules_unload [MOD...]
+# Leak check: every loaded RDMA module (plus MOD...) must hold no reference
+# beyond the modules that depend on it, rmmod must remove them all, and none
+# may be left in /proc/modules.  Deletes rdma links (rxe) first.
+# shellcheck disable=SC2120 # the extra module names are optional
+check_modules_unload() {
+	local -a mods left
+	local leaks='' errs='' m refs holders nh out
+
+	# A process holding a device file keeps its device (and modules) alive,
+	# and without disassociate support unregistering it would block: stop.
+	out=$(_infiniband_holders)
+	if [ -n "$out" ]; then
+		ktap_fail "modules unload: no process holds /dev/infiniband" "held by $out"
+		ktap_diag "$(grep -E '^(ib_|rdma|iw_)' /proc/modules)"
+		return 1
+	fi
+	for m in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
+		_bg_timeout 10 rdma link delete "$m" ||
+			errs+=" rdma link delete $m: did not return in 10 s;"
+	done
+	mapfile -t mods < <(_rdma_modules_loaded "$@" "$(_project_modules_loaded | tr '\n' ' ')")
+	if [ ${#mods[@]} -eq 0 ]; then
+		ktap_ok "modules unload: no RDMA module was loaded"
+		return 0
+	fi
+	ktap_diag "RDMA modules loaded: ${mods[*]}"
+	for m in "${mods[@]}"; do
+		read -r refs holders < <(awk -v m="$m" '$1 == m { print $3, $4 }' /proc/modules)
+		nh=$(printf '%s' "$holders" | tr ',' '\n' | grep -cvE '^(-|)$')
+		[ "${refs:-0}" -gt "$nh" ] && leaks+=" $m:refcnt=$refs,held-by-modules=$nh"
+	done
+	# Remove leaves (refcount 0) until nothing moves.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		mapfile -t left < <(for m in "${mods[@]}"; do module_loaded "$m" && echo "$m"; done)
+		[ ${#left[@]} -gt 0 ] || break
+		for m in "${left[@]}"; do
+			[ "$(awk -v m="$m" '$1 == m { print $3 }' /proc/modules)" = 0 ] || continue
+			_bg_timeout 20 rmmod "$m" || errs+=" rmmod $m failed;"
+		done
+	done
+	mapfile -t left < <(for m in "${mods[@]}"; do module_loaded "$m" && echo "$m"; done)
+	if [ -n "$leaks" ]; then
+		ktap_fail "modules unload: reference counts" "references not held by dependent modules:$leaks"
+	else
+		ktap_ok "modules unload: reference counts"
+	fi
+	if [ ${#left[@]} -gt 0 ]; then
+		out=$(for m in "${left[@]}"; do
+			awk -v m="$m" '$1 == m { printf "%s(refcnt %s, held by %s) ", $1, $3, $4 }' /proc/modules
+		done)
+		ktap_fail "modules unload: all removed" "still loaded: $out${errs:+ ($errs)}"
+		return 1
+	fi
+	ktap_ok "modules unload: all removed"
+	[ -z "$leaks" ]
+}
+
+# rdma_link_add_rxe [IBDEV=rxe0]: soft-RoCE device on $NETDEV.
+rdma_link_add_rxe() {
+	rdma link add "${1:-rxe0}" type rxe netdev "$NETDEV"
+}
+
+rdma_test_main() {
+	local phase=${1:-}
+
+	case "$phase" in
+	guest)
+		export RDMA_ROLE=${2:-$RDMA_ROLE}
+		ktap_header
+		ktap_diag "$RDMA_TEST_NAME guest $RDMA_ROLE, stack $RDMA_STACK, $NETDEV $MY_IP -> $PEER_IP"
+		if declare -F "guest_$RDMA_ROLE" >/dev/null; then
+			"guest_$RDMA_ROLE"
+		elif declare -F guest >/dev/null; then
+			guest
+		else
+			ktap_bail "no guest_$RDMA_ROLE or guest function"
+		fi
+		ktap_finish
+		;;
+	host)
+		ktap_header
+		if ! declare -F host_phase >/dev/null; then
+			ktap_bail "no host_phase function"
+		fi
+		host_phase "$2"
+		ktap_finish
+		;;
+	*)
+		echo "usage: $0 guest a|b  |  $0 host RESULTDIR (run through run_tests.sh)" >&2
+		exit 2
+		;;
+	esac
+}

@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Boots one or two QEMU guests for a test script and waits for them.
+# Sourced after common.sh, initramfs.sh and depmod.sh.
+#
+# rdma_run_guests SCRIPT RESDIR NVMS STACK_A STACK_B TIMEOUT
+#   Boots NVMS (1 or 2) guests with the host's root as their user space; in
+#   each, runs `bash SCRIPT guest ROLE`.  Per guest, RESDIR/ROLE/ is the
+#   writable share (RESULTS in the guest): output.log, exit_code, dmesg.txt
+#   and whatever the test writes.  RESDIR/serial-ROLE.log is the console,
+#   RESDIR/wire.pcap the wire (two guests).  Returns 0 when every guest exited
+#   0 in time; otherwise sets RDMA_GUEST_FAIL to a reason.  Guest A listens
+#   on the wire and B connects to it; A is 10.0.0.1, B 10.0.0.2.
+
+RDMA_GUEST_FAIL=
+RDMA_QEMU_PIDS=()
+
+# No guest outlives the script that started it.
+_rdma_kill_guests() {
+	[ ${#RDMA_QEMU_PIDS[@]} -gt 0 ] && kill "${RDMA_QEMU_PIDS[@]}" 2>/dev/null
+	RDMA_QEMU_PIDS=()
+}
+trap _rdma_kill_guests EXIT
+trap '_rdma_kill_guests; exit 130' INT TERM
+
+# A free TCP port on 127.0.0.1 for the QEMU socket wire.
+_rdma_free_port() {
+	local p
+
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		[ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+_rdma_port_listening() {
+	[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]
+}
+
+# _rdma_write_env FILE KEY=VALUE...
+_rdma_write_env() {
+	local f=$1 kv
+
+	shift
+	: >"$f"
+	for kv in "$@"; do
+		printf 'export %s=%s\n' "${kv%%=*}" "$(rdma_shquote "${kv#*=}")" >>"$f"
+	done
+}
+
+rdma_run_guests() {
+	local script=$1 resdir=$2 nvms=$3 stack_a=$4 stack_b=$5 timeout=$6
+	local initrd port role i my_ip peer_ip my_mac peer_mac stack out deadline depmod_dir='' lock
+	local -a roles pids cmd
+	local -A alive
+
+	RDMA_GUEST_FAIL=
+	# The caches under build/harness: one builder at a time.
+	mkdir -p "$BUILD/harness"
+	exec {lock}>"$BUILD/harness/.lock"
+	flock "$lock"
+	initrd=$(rdma_initramfs) || RDMA_GUEST_FAIL="cannot build the initramfs"
+	if [ -z "$RDMA_GUEST_FAIL" ] &&
+		{ [ "$stack_a" = project ] || { [ "$nvms" -ge 2 ] && [ "$stack_b" = project ]; }; }; then
+		depmod_dir=$(rdma_project_depmod) || RDMA_GUEST_FAIL="host depmod for the project stack failed"
+	fi
+	exec {lock}>&-
+	[ -z "$RDMA_GUEST_FAIL" ] || return 1
+	port=$(_rdma_free_port) || { RDMA_GUEST_FAIL="no free TCP port"; return 1; }
+	roles=(a)
+	[ "$nvms" -ge 2 ] && roles=(a b)
+	rm -f "$resdir/wire.pcap" "$resdir"/serial-*.log
+
+	for i in "${!roles[@]}"; do
+		role=${roles[$i]}
+		if [ "$role" = a ]; then
+			my_ip=10.0.0.1 peer_ip=10.0.0.2 stack=$stack_a
+			my_mac=52:54:00:00:00:01 peer_mac=52:54:00:00:00:02
+		else
+			my_ip=10.0.0.2 peer_ip=10.0.0.1 stack=$stack_b
+			my_mac=52:54:00:00:00:02 peer_mac=52:54:00:00:00:01
+		fi
+		out=$resdir/$role
+		rm -rf "$out"
+		mkdir -p "$out"
+		_rdma_write_env "$out/guest.env" \
+			RDMA_TEST_SCRIPT="$script" RDMA_TEST_NAME="$(basename "$script" .sh)" \
+			RDMA_ROLE="$role" RDMA_STACK="$stack" RDMA_NVMS="$nvms" \
+			MY_IP="$my_ip" PEER_IP="$peer_ip" MY_MAC="$my_mac" PEER_MAC="$peer_mac" \
+			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" KVER="$KVER" \
+			GUEST_INIT="$RDMA_HARNESS_DIR/guest-init.sh" DEPMOD_DIR="$depmod_dir"
+		# shellcheck disable=SC2054 # the commas belong to QEMU options
+		cmd=("$QEMU" -nodefaults -machine pc -cpu max -smp 1 -m "$VM_MEM"
+			-display none -no-reboot -monitor none
+			-serial "file:$resdir/serial-$role.log"
+			-kernel "/boot/vmlinuz-$KVER" -initrd "$initrd"
+			-append "console=ttyS0 loglevel=5 panic=-1 rdma_role=$role"
+			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+			-virtfs "local,path=${out//,/,,},mount_tag=rdmaout,security_model=none,multidevs=remap"
+			-device "virtio-net-pci,netdev=n0,mac=$my_mac")
+		if [ "$role" = a ]; then
+			cmd+=(-netdev "socket,id=n0,listen=127.0.0.1:$port")
+			[ "$nvms" -ge 2 ] && cmd+=(-object "filter-dump,id=f0,netdev=n0,file=${resdir//,/,,}/wire.pcap")
+		else
+			# B connects to A's socket: wait until A's QEMU listens.
+			for _ in $(seq 100); do
+				_rdma_port_listening "$port" && break
+				sleep 0.1
+			done
+			cmd+=(-netdev "socket,id=n0,connect=127.0.0.1:$port")
+		fi
+		"${cmd[@]}" >"$resdir/qemu-$role.log" 2>&1 </dev/null &
+		pids[i]=$!
+		RDMA_QEMU_PIDS+=("$!")
+		alive[$role]=1
+	done
+
+	# Wait for all; once a guest failed, its peer gets RDMA_PEER_GRACE s more
+	# (default 10) instead of waiting out the whole timeout for it.
+	deadline=$((SECONDS + timeout))
+	local abort_at=$deadline failed_role='' killed=''
+	while [ ${#alive[@]} -gt 0 ] && [ "$SECONDS" -lt "$abort_at" ]; do
+		sleep 0.2
+		for i in "${!roles[@]}"; do
+			role=${roles[$i]}
+			[ -n "${alive[$role]:-}" ] || continue
+			kill -0 "${pids[i]}" 2>/dev/null && continue
+			unset "alive[$role]"
+			if [ -z "$failed_role" ] && [ "$(cat "$resdir/$role/exit_code" 2>/dev/null)" != 0 ]; then
+				failed_role=$role
+				abort_at=$((SECONDS + ${RDMA_PEER_GRACE:-10}))
+				[ "$abort_at" -lt "$deadline" ] || abort_at=$deadline
+			fi
+		done
+	done
+	for i in "${!roles[@]}"; do
+		role=${roles[$i]}
+		[ -n "${alive[$role]:-}" ] || continue
+		kill "${pids[i]}" 2>/dev/null
+		if [ "$SECONDS" -lt "$deadline" ] && [ -n "$failed_role" ]; then
+			killed+="; guest $role stopped after guest $failed_role failed"
+		else
+			killed+="; guest $role timed out after ${timeout}s"
+		fi
+	done
+	for i in "${!roles[@]}"; do
+		wait "${pids[i]}" 2>/dev/null
+	done
+	RDMA_QEMU_PIDS=()
+	for role in "${roles[@]}"; do
+		[ -n "${alive[$role]:-}" ] && continue
+		if [ ! -s "$resdir/$role/exit_code" ]; then
+			local why
+			why=$(tr -d '\r' <"$resdir/serial-$role.log" 2>/dev/null |
+				grep -m1 -oE '(Kernel panic|BUG:|Oops|general protection fault).*')
+			RDMA_GUEST_FAIL+="${RDMA_GUEST_FAIL:+; }guest $role stopped without an exit code${why:+ ($why)}"
+		elif [ "$(cat "$resdir/$role/exit_code")" != 0 ]; then
+			RDMA_GUEST_FAIL+="${RDMA_GUEST_FAIL:+; }guest $role exited $(cat "$resdir/$role/exit_code")"
+		fi
+	done
+	RDMA_GUEST_FAIL+=$killed
+	RDMA_GUEST_FAIL=${RDMA_GUEST_FAIL#; }
+	[ -z "$RDMA_GUEST_FAIL" ]
+}

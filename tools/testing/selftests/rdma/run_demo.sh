@@ -1,0 +1,232 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The end-to-end demo (make run): two QEMU guests on one virtual wire, a
+# soft-RoCE (rxe) device in each made with `rdma link add`, UD datagrams
+# both ways with ibv_ud_pingpong, then what crossed the wire as tshark
+# decodes it, and the measured round trip.
+#
+#   run_demo.sh                      on the host
+#   run_demo.sh guest a|b            (what the harness runs inside a guest)
+#
+# Environment: DEMO_STACK_A (project|stock; the stack of guest a),
+# DEMO_ITERS (ping-pong round trips per direction, default 100),
+# DEMO_SIZE (UD payload bytes, default 64), and those of harness/common.sh.
+# Output: build/results/demo/ (wire.pcap, a/ and b/ with the guests' logs).
+
+set -u
+
+# The project's rdma_rxe does not exist yet, so guest a runs the stock one.
+# When it does: DEMO_STACK_A=project (guest a = ours, b = Debian's).
+DEMO_STACK_A=${DEMO_STACK_A:-stock}
+DEMO_STACK_B=stock
+DEMO_ITERS=${DEMO_ITERS:-100}
+DEMO_SIZE=${DEMO_SIZE:-64}
+PORT1=18515
+PORT2=18516
+
+# ---------------------------------------------------------------- guest --
+
+# pingpong LOG PORT [SERVER]: one ibv_ud_pingpong; as a client, retry
+# while the server does not listen yet.
+pingpong() {
+	local log=$1 port=$2 server=${3:-} rc end=$((SECONDS + 40))
+
+	while :; do
+		rc=0
+		timeout 60 ibv_ud_pingpong -e -d rxe0 -g 1 -s "$DEMO_SIZE" -n "$DEMO_ITERS" \
+			-p "$port" ${server:+"$server"} >"$log" 2>&1 || rc=$?
+		if [ -z "$server" ] || [ "$rc" -eq 0 ] || [ "$SECONDS" -ge "$end" ] ||
+			! grep -q "Couldn't connect" "$log"; then
+			break
+		fi
+		sleep 0.5
+	done
+	cat "$log"
+	return "$rc"
+}
+
+# shellcheck disable=SC2153 # MY_IP, PEER_IP, NETDEV come from the harness
+demo_guest() {
+	local rc=0 gid
+
+	echo "guest $RDMA_ROLE: $RDMA_STACK stack, $NETDEV $MY_IP"
+	[ "$RDMA_STACK" = project ] && echo "ib_core: $(modinfo -n ib_core 2>&1)"
+	for c in rdma ibv_ud_pingpong; do
+		command -v "$c" >/dev/null || { echo "$c is not installed (make deps)"; return 1; }
+	done
+	if ! rdma link add rxe0 type rxe netdev "$NETDEV"; then
+		echo "rdma link add rxe0 type rxe netdev $NETDEV failed"
+		return 1
+	fi
+	modprobe ib_uverbs || echo "no ib_uverbs: user-space verbs will not find rxe0"
+	for _ in $(seq 50); do
+		gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
+		[[ "$gid" == *:ffff:* ]] && break
+		sleep 0.2
+	done
+	rdma dev >"$RESULTS/rdma-dev.txt" 2>&1
+	rdma link >"$RESULTS/rdma-link.txt" 2>&1
+	# Round 1: a serves, b sends first.  Round 2: b serves, a sends first.
+	if [ "$RDMA_ROLE" = a ]; then
+		pingpong "$RESULTS/pingpong-1.log" "$PORT1" || rc=1
+		pingpong "$RESULTS/pingpong-2.log" "$PORT2" "$PEER_IP" || rc=1
+	else
+		pingpong "$RESULTS/pingpong-1.log" "$PORT1" "$PEER_IP" || rc=1
+		pingpong "$RESULTS/pingpong-2.log" "$PORT2" || rc=1
+	fi
+	return $rc
+}
+
+if [ "${1:-}" = guest ]; then
+	demo_guest
+	exit
+fi
+
+# ----------------------------------------------------------------- host --
+
+# shellcheck source=harness/common.sh
+. "$(dirname "$0")/harness/common.sh"
+# shellcheck source=harness/initramfs.sh
+. "$RDMA_HARNESS_DIR/initramfs.sh"
+# shellcheck source=harness/depmod.sh
+. "$RDMA_HARNESS_DIR/depmod.sh"
+# shellcheck source=harness/vm.sh
+. "$RDMA_HARNESS_DIR/vm.sh"
+
+RES=$BUILD/results/demo
+
+indent() { sed 's/^/    /'; }
+
+# The "N iters in S seconds = U usec/iter" line of a ping-pong log.
+usec_per_iter() {
+	sed -n 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' "$1" 2>/dev/null
+}
+
+side() {
+	case "$1" in 10.0.0.1) echo a ;; 10.0.0.2) echo b ;; *) echo "$1" ;; esac
+}
+
+qpn_of() {
+	sed -n "s/.*$2 address:.*QPN \(0x[0-9a-f]*\).*/\1/p" "$1" 2>/dev/null
+}
+
+show_wire() {
+	local pcap=$RES/wire.pcap f=$RES/roce.txt r q1 q2 n
+
+	if ! command -v tshark >/dev/null; then
+		echo "tshark is not installed: no wire decode (apt-get install tshark)"
+		return 1
+	fi
+	echo
+	echo "== On the wire ($pcap, decoded by tshark)"
+	echo "frames by protocol:"
+	tshark -n -r "$pcap" -T fields -e _ws.col.Protocol 2>/dev/null | sort | uniq -c |
+		sort -rn | awk '{ printf "    %6d  %s\n", $1, $2 }'
+	tshark -n -r "$pcap" -Y 'udp.dstport == 4791' -T fields -E separator=';' \
+		-e frame.number -e frame.time_relative -e ip.src -e ip.dst -e udp.srcport \
+		-e infiniband.bth.opcode -e _ws.col.Info -e infiniband.bth.destqp \
+		-e infiniband.bth.psn -e infiniband.deth.srcqp -e infiniband.deth.q_key \
+		-e frame.len 2>/dev/null >"$f"
+	echo "RoCE v2 (UDP 4791): $(wc -l <"$f") packets," \
+		"$(awk -F';' '$3 == "10.0.0.1"' "$f" | wc -l) a->b," \
+		"$(awk -F';' '$3 == "10.0.0.2"' "$f" | wc -l) b->a; BTH opcodes:"
+	awk -F';' '{ sub(/ QP=.*/, "", $7); print $6 " (" $7 ")" }' "$f" | sort | uniq -c |
+		awk '{ c = $1; $1 = ""; printf "    %6d  opcode%s\n", c, $0 }'
+	echo "malformed or flagged RoCE packets: $(tshark -n -r "$pcap" \
+		-Y 'udp.port == 4791 && (_ws.malformed || _ws.expert)' 2>/dev/null | wc -l)"
+	for r in 1 2; do
+		q1=$(qpn_of "$RES/a/pingpong-$r.log" local)
+		q2=$(qpn_of "$RES/b/pingpong-$r.log" local)
+		if [ -z "$q1" ] || [ -z "$q2" ]; then
+			continue
+		fi
+		echo "ping-pong $r: QP $q1 on a, QP $q2 on b; its first packets:"
+		printf '    %6s %9s  %-6s  %6s  %-13s %-9s %-9s %-9s %-10s %5s\n' \
+			frame "time/s" "from" "sport" "BTH opcode" "dest QP" PSN "src QP" Q_Key bytes
+		n=0
+		while IFS=';' read -r fr t src dst sp _ info dqp psn sqp qkey len; do
+			(( (dqp == q1 && sqp == q2) || (dqp == q2 && sqp == q1) )) || continue
+			printf '    %6s %9.6f  %-6s  %6s  %-13s %-9s %-9s %-9s %-10s %5s\n' \
+				"$fr" "$t" "$(side "$src")->$(side "$dst")" "$sp" "${info%% QP=*}" \
+				"$dqp" "$(printf '0x%06x' "$psn")" "$(printf '0x%06x' "$sqp")" \
+				"$(printf '0x%08x' "$qkey")" "$len"
+			n=$((n + 1))
+			[ $n -lt 4 ] || break
+		done <"$f"
+	done
+}
+
+main() {
+	local ok=0 r u stack_note problems
+
+	if [ "$DEMO_STACK_A" = stock ]; then
+		echo "The project's rdma_rxe does not exist yet: running the stock reference pair"
+		echo "(Debian's inbox ib_core + rdma_rxe on both guests; DEMO_STACK_A=project puts ours on guest a)."
+		stack_note="stock on both guests"
+	else
+		echo "Guest a runs the project's RDMA stack (from $STAGE), guest b Debian's stock rxe."
+		stack_note="project on a, stock on b"
+	fi
+	problems=$(rdma_host_problems)
+	if [ -n "$problems" ]; then
+		echo "cannot run the demo:"
+		echo "$problems" | indent
+		return 1
+	fi
+	mkdir -p "$RES"
+	echo
+	echo "== Booting two QEMU guests (kernel $KVER, TCG), $stack_note: about 20 s"
+	echo "   a = 10.0.0.1 52:54:00:00:00:01, b = 10.0.0.2 52:54:00:00:00:02, one socket wire, captured"
+	if rdma_run_guests "$(cd "$(dirname "$0")" && pwd -P)/$(basename "$0")" "$RES" 2 \
+		"$DEMO_STACK_A" "$DEMO_STACK_B" 120; then
+		ok=1
+	fi
+	for r in a b; do
+		echo
+		echo "== Guest $r ($([ $r = a ] && echo "$DEMO_STACK_A" || echo "$DEMO_STACK_B") stack)"
+		if [ -s "$RES/$r/rdma-dev.txt" ]; then
+			echo "  \$ rdma dev"
+			indent <"$RES/$r/rdma-dev.txt"
+			echo "  \$ rdma link"
+			indent <"$RES/$r/rdma-link.txt"
+		fi
+		if [ $ok -eq 0 ]; then
+			echo "  guest output:"
+			indent <"$RES/$r/output.log" 2>/dev/null
+			if [ ! -s "$RES/$r/exit_code" ]; then
+				echo "  last lines of its console ($RES/serial-$r.log):"
+				tail -n 20 "$RES/serial-$r.log" 2>/dev/null | tr -d '\r' | indent
+			fi
+		fi
+	done
+	echo
+	echo "== UD ping-pong (ibv_ud_pingpong -e -g 1 -s $DEMO_SIZE -n $DEMO_ITERS), both ways"
+	for r in 1 2; do
+		if [ $r = 1 ]; then
+			echo "  1: a serves, b sends first"
+		else
+			echo "  2: b serves, a sends first"
+		fi
+		grep -hE 'address|bytes in|iters in|[Cc]ouldn' "$RES/a/pingpong-$r.log" 2>/dev/null | sed 's/^ */    a: /'
+		grep -hE 'address|bytes in|iters in|[Cc]ouldn' "$RES/b/pingpong-$r.log" 2>/dev/null | sed 's/^ */    b: /'
+	done
+	[ -s "$RES/wire.pcap" ] && show_wire
+	echo
+	echo "== Measured round trip (one UD SEND each way, $DEMO_SIZE bytes)"
+	for r in 1 2; do
+		u=$(usec_per_iter "$RES/b/pingpong-$r.log")
+		[ -n "$u" ] || u=$(usec_per_iter "$RES/a/pingpong-$r.log")
+		echo "  ping-pong $r: ${u:-?} us per round trip ($([ $r = 1 ] && echo "b -> a -> b" || echo "a -> b -> a"))"
+	done
+	echo "  (QEMU TCG, both guests sharing the host's cores: compare ratios, not absolutes)"
+	echo
+	if [ $ok -eq 1 ]; then
+		echo "demo: done ($stack_note); files in $RES"
+		return 0
+	fi
+	echo "demo: FAILED: $RDMA_GUEST_FAIL; files in $RES"
+	return 1
+}
+
+main

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs the RDMA harness tests (tests/NAME.sh) in QEMU guests and prints KTAP
+# for the whole run, ending with the line "N passed, N failed".
+#
+#   run_tests.sh [--list] [NAME...]
+#
+# A test declares what it needs in its header comment:
+#   # vms: 1|2                  guests to boot (default 1)
+#   # stack-a: project|stock    RDMA stack of guest a (default project)
+#   # stack-b: project|stock    RDMA stack of guest b (default: stack-a)
+#   # timeout: SECONDS          per-guest time limit (default 120)
+# The harness runs `bash tests/NAME.sh guest a|b` in the guests (see
+# harness/lib.sh for the environment), then, if the script defines
+# host_phase(), `bash tests/NAME.sh host RESULTDIR` on the host.
+# Results: build/results/NAME/ (a/, b/, serial-*.log, wire.pcap, host.log).
+# Environment: KVER, STAGE, BUILD, QEMU, VM_MEM (see harness/common.sh).
+
+set -u
+# shellcheck source=harness/common.sh
+. "$(dirname "$0")/harness/common.sh"
+# shellcheck source=harness/initramfs.sh
+. "$RDMA_HARNESS_DIR/initramfs.sh"
+# shellcheck source=harness/depmod.sh
+. "$RDMA_HARNESS_DIR/depmod.sh"
+# shellcheck source=harness/vm.sh
+. "$RDMA_HARNESS_DIR/vm.sh"
+
+TESTS_DIR=$RDMA_SELFTEST_DIR/tests
+
+# header SCRIPT KEY DEFAULT: the value of "# KEY: value" in SCRIPT's header.
+header() {
+	local v
+
+	v=$(sed -n '1,40{s/^#[[:space:]]*'"$2"':[[:space:]]*\([^[:space:]]*\).*/\1/p}' "$1" | head -n 1)
+	echo "${v:-$3}"
+}
+
+all_tests() {
+	local f
+
+	for f in "$TESTS_DIR"/*.sh; do
+		[ -e "$f" ] && basename "$f" .sh
+	done
+}
+
+indent() {
+	sed "s/^/# $1/"
+}
+
+# run_one NAME: runs a test; sets REASON on failure.
+run_one() {
+	local name=$1 script=$TESTS_DIR/$1.sh res vms sa sb to problems role rc=0
+
+	REASON=
+	if [ ! -f "$script" ]; then
+		REASON="no such test: $script"
+		return 1
+	fi
+	vms=$(header "$script" vms 1)
+	sa=$(header "$script" stack-a project)
+	sb=$(header "$script" stack-b "$sa")
+	to=$(header "$script" timeout 120)
+	res=$BUILD/results/$name
+	rm -rf "$res"
+	mkdir -p "$res"
+	if [ "$vms" = 2 ]; then
+		echo "# $name: 2 guests, stack a=$sa b=$sb, timeout ${to}s"
+	else
+		echo "# $name: 1 guest, stack $sa, timeout ${to}s"
+	fi
+	case "$vms" in 1 | 2) ;; *) REASON="header: vms must be 1 or 2, not '$vms'"; return 1 ;; esac
+	for s in "$sa" "$sb"; do
+		case "$s" in project | stock) ;; *) REASON="header: unknown stack '$s'"; return 1 ;; esac
+	done
+	problems=$(rdma_host_problems)
+	if [ -n "$problems" ]; then
+		REASON=$(echo "$problems" | paste -sd ';' -)
+		return 1
+	fi
+	if { [ "$sa" = project ] || { [ "$vms" = 2 ] && [ "$sb" = project ]; }; } &&
+		[ -z "$(rdma_staged_modules)" ]; then
+		echo "# $name: warning: nothing staged under $STAGE/lib/modules/$KVER/updates (make stage)"
+	fi
+
+	rdma_run_guests "$script" "$res" "$vms" "$sa" "$sb" "$to" || rc=1
+	for role in a b; do
+		[ -d "$res/$role" ] || continue
+		[ -s "$res/$role/output.log" ] && indent "$role: " <"$res/$role/output.log"
+	done
+	if [ $rc -ne 0 ]; then
+		REASON=$RDMA_GUEST_FAIL
+		for role in a b; do
+			[ -e "$res/serial-$role.log" ] || continue
+			if [ -s "$res/$role/exit_code" ] && [ -s "$res/$role/output.log" ]; then
+				# It ended by itself: its output is above, show the rest.
+				echo "# ---- $res/serial-$role.log, last 40 lines not shown above"
+				tr -d '\r' <"$res/serial-$role.log" | grep -vxFf "$res/$role/output.log" |
+					grep -v 'reboot: Power down' | tail -n 40 | indent "serial $role: "
+			else
+				echo "# ---- $res/serial-$role.log, last 40 lines"
+				tr -d '\r' <"$res/serial-$role.log" | tail -n 40 | indent "serial $role: "
+			fi
+		done
+		return 1
+	fi
+	for role in a b; do
+		if [ -s "$res/$role/output.log" ] && grep -q '^not ok ' "$res/$role/output.log"; then
+			REASON="guest $role exited 0 but reported a failed subtest"
+			return 1
+		fi
+	done
+	if grep -qE '^host_phase[[:space:]]*\(\)' "$script"; then
+		RDMA_TEST_NAME=$name RDMA_STACK_A=$sa RDMA_STACK_B=$sb REPO=$REPO_ROOT \
+			bash "$script" host "$res" >"$res/host.log" 2>&1 </dev/null || rc=1
+		indent "host: " <"$res/host.log"
+		if [ $rc -ne 0 ]; then
+			REASON="host phase failed"
+			return 1
+		fi
+	fi
+	return 0
+}
+
+main() {
+	local -a names
+	local name n=0 pass=0 fail=0 t0 dt
+
+	if [ "${1:-}" = --list ]; then
+		shift
+		for name in $(all_tests); do
+			printf '%-32s vms=%s stack-a=%s stack-b=%s timeout=%s\n' "$name" \
+				"$(header "$TESTS_DIR/$name.sh" vms 1)" \
+				"$(header "$TESTS_DIR/$name.sh" stack-a project)" \
+				"$(header "$TESTS_DIR/$name.sh" stack-b "$(header "$TESTS_DIR/$name.sh" stack-a project)")" \
+				"$(header "$TESTS_DIR/$name.sh" timeout 120)"
+		done
+		return 0
+	fi
+	case "${1:-}" in -h | --help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;; esac
+	if [ $# -gt 0 ]; then
+		names=("$@")
+	else
+		mapfile -t names < <(all_tests)
+	fi
+	echo "KTAP version 1"
+	echo "1..${#names[@]}"
+	echo "# kernel $KVER, stage $STAGE, results $BUILD/results"
+	for name in "${names[@]}"; do
+		name=${name%.sh}
+		name=${name##*/}
+		n=$((n + 1))
+		t0=$(date +%s.%N)
+		if run_one "$name"; then
+			dt=$(echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}')
+			echo "# $name: ${dt} s"
+			echo "ok $n $name"
+			pass=$((pass + 1))
+		else
+			dt=$(echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}')
+			if [ -d "$BUILD/results/$name" ]; then
+				echo "# $name: ${dt} s, output in $BUILD/results/$name"
+			else
+				echo "# $name: ${dt} s"
+			fi
+			echo "not ok $n $name # ${REASON:-failed}"
+			fail=$((fail + 1))
+		fi
+	done
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+main "$@"
