@@ -40,6 +40,17 @@ build_w1() {
 	! grep -iE 'warning|error' "$logs/build_w1.log"
 }
 
+# Every <rdma/...> header the build used is ours: none may fall through to
+# the kernel's own include/rdma, whose types would silently disagree.
+own_headers_only() {
+	local used
+	used=$(find "$top/drivers" "$top/tools/testing/selftests/rdma/modules" \
+		-name '.*.o.cmd' -exec cat {} + | tr ' ' '\n' |
+		grep -E '/include/rdma/[^ ]+\.h' | grep -v "^$top/include/rdma/" | sort -u)
+	[ -z "$used" ] || { echo "kernel rdma headers used: $used"; return 1; }
+	find "$top/drivers" -name '.*.o.cmd' | grep -q . || { echo "no build records"; return 1; }
+}
+
 # modules_install puts our modules where a distro looks first.
 modules_install_layout() {
 	local dir kver
@@ -56,6 +67,7 @@ modules_install_layout() {
 echo "KTAP version 1"
 echo "# make check: build, lint, guest tests"
 step build_w1 build_w1
+step own_headers_only own_headers_only
 step modules_install_layout modules_install_layout
 step lint bash "$here/lint.sh"
 step stage make -C "$top" stage
