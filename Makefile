@@ -21,7 +21,12 @@ KVER ?= $(if $(KDIR),$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null))
 
 SELFTESTS := $(TOP)/tools/testing/selftests/rdma
 TESTMODS := $(SELFTESTS)/modules
+ULPSRC := $(SELFTESTS)/ulp
 STAGE ?= $(TOP)/build/stage
+# The test ULP built against the stock kernel (its headers and symbols), for
+# stock guests: one source, built for each stack.
+STOCK_ULP := $(TOP)/build/ulp-stock
+STAGE_STOCK ?= $(TOP)/build/stage-stock
 
 # Our include/ must be searched before the kernel's own include/ so that
 # <rdma/...> resolves to this tree.  Kbuild puts NOSTDINC_FLAGS ahead of
@@ -36,7 +41,7 @@ KMAKE = $(MAKE) -C $(KDIR) $(OURINC) $(if $(W),W=$(W)) $(if $(C),C=$(C))
 KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
-.PHONY: all modules testmods clean distclean modules_install stage deps lint check \
+.PHONY: all modules testmods ulp-stock clean distclean modules_install stage deps lint check \
 	run help kdir-check print-kver
 
 all: modules testmods
@@ -60,9 +65,17 @@ modules_install: modules
 		modules_install
 	$(if $(INSTALL_MOD_PATH),@echo "staged under $(INSTALL_MOD_PATH); run 'depmod $(KVER)' on the target",depmod $(KVER))
 
-# What the QEMU guests load: every module plus the KTAP test modules.
-stage: all
-	rm -rf $(STAGE)
+ulp-stock: kdir-check
+	mkdir -p $(STOCK_ULP)
+	cp $(ULPSRC)/Kbuild $(ULPSRC)/*.c $(STOCK_ULP)/
+	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_ULP) modules
+
+# What the QEMU guests load: every module plus the KTAP test modules; the
+# stock build of the test ULP goes to its own stage for stock guests.
+stage: all ulp-stock
+	rm -rf $(STAGE) $(STAGE_STOCK)
+	$(MAKE) -C $(KDIR) M=$(STOCK_ULP) INSTALL_MOD_PATH=$(STAGE_STOCK) \
+		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(STAGE) INSTALL_MOD_DIR=updates \
 		DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(TESTMODS) INSTALL_MOD_PATH=$(STAGE) \
@@ -71,7 +84,7 @@ stage: all
 clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TOP) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TESTMODS) clean
-	rm -rf $(STAGE)
+	rm -rf $(STAGE) $(STAGE_STOCK) $(STOCK_ULP)
 
 # Also drop the QEMU harness cache, test results and the lint tools.
 distclean: clean

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A small kernel ULP that moves UD datagrams the way IPoIB-style users do:
+ * an ib_client, a PD, CQs, one UD QP, address handles from rdma_create_ah()
+ * and, for replies, from ib_create_ah_from_wc().  It is written against the
+ * upstream verbs API only, so the same source builds against this tree and
+ * against the stock kernel's headers, and runs on either stack.
+ *
+ * mode=echo  send every datagram received back to its sender, through an
+ *            AH made from the receive completion (the GRH or IPv4 header in
+ *            the first 40 bytes of the buffer); the QP number is readable
+ *            in /sys/module/rdma_ud_ulp/parameters/qpn.
+ * mode=send  send @count datagrams to @dest/@dqpn through an AH from
+ *            rdma_create_ah() (in atomic context: flags 0, under
+ *            local_bh_disable()), wait for each echo and compare it.  The
+ *            result is printed as KTAP, one line per datagram.
+ *
+ * Sizes of the send mode cycle through 0, 1, 2, 3, 4, 5 and then larger
+ * values up to @size, so that every pad length and the path MTU are used.
+ */
+#include <linux/module.h>
+#include <linux/etherdevice.h>
+#include <linux/inet.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
+
+#define ULP_GRH_BYTES	40
+#define ULP_MAX_PAYLOAD	4096
+#define ULP_BUF_BYTES	(ULP_GRH_BYTES + ULP_MAX_PAYLOAD)
+#define ULP_RX_DEPTH	32
+#define ULP_TIMEOUT	(5 * HZ)
+
+static char *mode = "echo";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "echo or send");
+static char *ibdev;
+module_param(ibdev, charp, 0444);
+MODULE_PARM_DESC(ibdev, "RDMA device to use (default: the first RoCE one)");
+static char *dest;
+module_param(dest, charp, 0444);
+MODULE_PARM_DESC(dest, "send: the peer's IPv4 or IPv6 address (its GID)");
+static char *dmac;
+module_param(dmac, charp, 0444);
+MODULE_PARM_DESC(dmac, "send: the peer's MAC address");
+static uint dqpn;
+module_param(dqpn, uint, 0444);
+MODULE_PARM_DESC(dqpn, "send: the peer's QP number");
+static uint qkey = 0x11111111;
+module_param(qkey, uint, 0444);
+MODULE_PARM_DESC(qkey, "Q_Key of both ends");
+static uint count = 16;
+module_param(count, uint, 0444);
+MODULE_PARM_DESC(count, "send: number of datagrams");
+static uint size = 1024;
+module_param(size, uint, 0444);
+MODULE_PARM_DESC(size, "send: largest payload, at most the path MTU");
+static uint qpn;
+module_param(qpn, uint, 0444);
+MODULE_PARM_DESC(qpn, "read-only: number of the UD QP once it is ready");
+
+struct ulp_buf {
+	void		*data;
+	u64		dma;
+	struct ib_cqe	cqe;
+};
+
+/*
+ * One instance, for the device the client picked.  Receive completions run
+ * in workqueue context (IB_POLL_WORKQUEUE) and may sleep; send completions
+ * run in softirq context and only complete @tx_done.
+ */
+struct ulp_ctx {
+	struct ib_device	*dev;
+	u32			port;
+	struct ib_pd		*pd;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct ib_qp		*qp;
+	int			sgid_index;
+	struct ulp_buf		rx[ULP_RX_DEPTH];
+	struct ulp_buf		tx;
+	struct completion	tx_done;
+	enum ib_wc_status	tx_status;
+	/* send mode: the last echo received */
+	struct completion	echo_done;
+	u32			echo_len;
+	void			*echo_data;
+	/* held by a receive handler while it uses the QP; guards @stopping */
+	struct mutex		lock;
+	bool			stopping;
+	u64			echoed;
+	struct work_struct	send_work;
+};
+
+static struct ulp_ctx *ulp;
+
+static int ulp_post_recv(struct ulp_ctx *c, struct ulp_buf *b)
+{
+	struct ib_sge sge = {
+		.addr = b->dma,
+		.length = ULP_BUF_BYTES,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &b->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(c->qp, &wr, NULL);
+}
+
+static void ulp_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp_ctx *c = cq->cq_context;
+
+	c->tx_status = wc->status;
+	complete(&c->tx_done);
+}
+
+/* Send @len bytes of the tx buffer through @ah and wait for the completion. */
+static int ulp_send(struct ulp_ctx *c, struct ib_ah *ah, u32 rqpn, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = c->tx.dma,
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_cqe = &c->tx.cqe,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = len ? &sge : NULL,
+			.num_sge = len ? 1 : 0,
+		},
+		.ah = ah,
+		.remote_qpn = rqpn,
+		.remote_qkey = qkey,
+	};
+	int ret;
+
+	reinit_completion(&c->tx_done);
+	ib_dma_sync_single_for_device(c->dev, c->tx.dma, len, DMA_TO_DEVICE);
+	ret = ib_post_send(c->qp, &wr.wr, NULL);
+	if (ret)
+		return ret;
+	if (!wait_for_completion_timeout(&c->tx_done, ULP_TIMEOUT))
+		return -ETIMEDOUT;
+	return c->tx_status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp_ctx *c = cq->cq_context;
+	struct ulp_buf *b = container_of(wc->wr_cqe, struct ulp_buf, cqe);
+	u32 len;
+	struct ib_ah *ah;
+
+	mutex_lock(&c->lock);
+	if (wc->status != IB_WC_SUCCESS || c->stopping) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info("# rdma_ud_ulp: receive status %d\n", wc->status);
+		mutex_unlock(&c->lock);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(c->dev, b->dma, ULP_BUF_BYTES,
+				   DMA_FROM_DEVICE);
+	len = wc->byte_len >= ULP_GRH_BYTES ? wc->byte_len - ULP_GRH_BYTES : 0;
+
+	if (c->echo_data) {
+		/* send mode: hand the payload to the waiting sender */
+		c->echo_len = len;
+		memcpy(c->echo_data, b->data + ULP_GRH_BYTES,
+		       min_t(u32, len, ULP_MAX_PAYLOAD));
+		complete(&c->echo_done);
+	} else {
+		ah = ib_create_ah_from_wc(c->pd, wc, b->data, c->port);
+		if (IS_ERR(ah)) {
+			pr_info("# rdma_ud_ulp: no AH from the completion: %ld\n",
+				PTR_ERR(ah));
+		} else {
+			memcpy(c->tx.data, b->data + ULP_GRH_BYTES, len);
+			if (!ulp_send(c, ah, wc->src_qp, len))
+				c->echoed++;
+			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		}
+	}
+	if (ulp_post_recv(c, b))
+		pr_info("# rdma_ud_ulp: cannot repost a receive\n");
+	mutex_unlock(&c->lock);
+}
+
+static int ulp_map_buf(struct ulp_ctx *c, struct ulp_buf *b,
+		       enum dma_data_direction dir)
+{
+	b->data = kzalloc(ULP_BUF_BYTES, GFP_KERNEL);
+	if (!b->data)
+		return -ENOMEM;
+	b->dma = ib_dma_map_single(c->dev, b->data, ULP_BUF_BYTES, dir);
+	if (ib_dma_mapping_error(c->dev, b->dma)) {
+		kfree(b->data);
+		b->data = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ulp_unmap_buf(struct ulp_ctx *c, struct ulp_buf *b,
+			  enum dma_data_direction dir)
+{
+	if (!b->data)
+		return;
+	ib_dma_unmap_single(c->dev, b->dma, ULP_BUF_BYTES, dir);
+	kfree(b->data);
+	b->data = NULL;
+}
+
+/* The first IPv4-mapped RoCE v2 GID of the port, or -1. */
+static int ulp_pick_sgid(struct ulp_ctx *c)
+{
+	const struct ib_gid_attr *attr;
+	int i, found = -1;
+
+	for (i = 0; found < 0; i++) {
+		attr = rdma_get_gid_attr(c->dev, c->port, i);
+		if (IS_ERR(attr)) {
+			if (PTR_ERR(attr) == -EINVAL)
+				break;		/* past the end of the table */
+			continue;		/* empty slot */
+		}
+		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw))
+			found = i;
+		rdma_put_gid_attr(attr);
+	}
+	return found;
+}
+
+static int ulp_parse_dest(union ib_gid *dgid, u8 *mac)
+{
+	__be32 v4;
+
+	if (!dest || !dmac || !mac_pton(dmac, mac))
+		return -EINVAL;
+	if (in4_pton(dest, -1, (u8 *)&v4, -1, NULL)) {
+		ipv6_addr_set_v4mapped(v4, (struct in6_addr *)dgid->raw);
+		return 0;
+	}
+	if (in6_pton(dest, -1, dgid->raw, -1, NULL))
+		return 0;
+	return -EINVAL;
+}
+
+static u32 ulp_size_of(unsigned int i)
+{
+	static const u32 small[] = { 0, 1, 2, 3, 4, 5, 63, 64, 255, 256 };
+
+	if (i < ARRAY_SIZE(small))
+		return min_t(u32, small[i], size);
+	return size - (i - ARRAY_SIZE(small)) % 4;
+}
+
+static void ulp_send_work(struct work_struct *work)
+{
+	struct ulp_ctx *c = container_of(work, struct ulp_ctx, send_work);
+	struct rdma_ah_attr attr = {};
+	union ib_gid dgid;
+	struct ib_ah *ah;
+	u8 mac[ETH_ALEN];
+	unsigned int i, j, failed = 0;
+	u32 len;
+	u8 *p;
+	int ret;
+
+	pr_info("KTAP version 1\n");
+	pr_info("# suite: rdma_ud_ulp send to %s qpn %#x from %s qpn %#x\n",
+		dest ?: "?", dqpn, dev_name(&c->dev->dev), c->qp->qp_num);
+	pr_info("1..%u\n", count + 1);
+
+	ret = ulp_parse_dest(&dgid, mac);
+	if (!ret && c->sgid_index < 0)
+		ret = -ENODATA;
+	if (!ret) {
+		attr.type = rdma_ah_find_type(c->dev, c->port);
+		rdma_ah_set_port_num(&attr, c->port);
+		rdma_ah_set_grh(&attr, &dgid, 0, c->sgid_index, 64, 0);
+		memcpy(attr.roce.dmac, mac, ETH_ALEN);
+		/* The atomic path: flags 0, bottom halves off. */
+		local_bh_disable();
+		ah = rdma_create_ah(c->pd, &attr, 0);
+		local_bh_enable();
+		ret = PTR_ERR_OR_ZERO(ah);
+	}
+	if (ret) {
+		pr_info("not ok 1 rdma_create_ah # error %d (sgid index %d)\n",
+			ret, c->sgid_index);
+		for (i = 0; i < count; i++)
+			pr_info("not ok %u echo # SKIP no AH\n", i + 2);
+		return;
+	}
+	pr_info("ok 1 rdma_create_ah (sgid index %d)\n", c->sgid_index);
+
+	for (i = 0; i < count; i++) {
+		len = ulp_size_of(i);
+		p = c->tx.data;
+		for (j = 0; j < len; j++)
+			p[j] = (u8)(i * 31 + j);
+		reinit_completion(&c->echo_done);
+		ret = ulp_send(c, ah, dqpn, len);
+		if (!ret && !wait_for_completion_timeout(&c->echo_done,
+							 ULP_TIMEOUT))
+			ret = -ETIMEDOUT;
+		if (!ret && (c->echo_len != len ||
+			     memcmp(c->echo_data, c->tx.data, len)))
+			ret = -EBADMSG;
+		if (ret) {
+			failed++;
+			pr_info("not ok %u echo size=%u # error %d (echo %u bytes)\n",
+				i + 2, len, ret, c->echo_len);
+		} else {
+			pr_info("ok %u echo size=%u\n", i + 2, len);
+		}
+	}
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	pr_info("# rdma_ud_ulp: pass:%u fail:%u\n", count - failed, failed);
+}
+
+static void ulp_teardown(struct ulp_ctx *c)
+{
+	unsigned int i;
+
+	cancel_work_sync(&c->send_work);
+	/* A receive handler still echoing finishes first; later ones stop. */
+	mutex_lock(&c->lock);
+	c->stopping = true;
+	mutex_unlock(&c->lock);
+	if (c->qp)
+		ib_destroy_qp(c->qp);
+	if (c->recv_cq)
+		ib_free_cq(c->recv_cq);
+	if (c->send_cq)
+		ib_free_cq(c->send_cq);
+	for (i = 0; i < ULP_RX_DEPTH; i++)
+		ulp_unmap_buf(c, &c->rx[i], DMA_FROM_DEVICE);
+	ulp_unmap_buf(c, &c->tx, DMA_TO_DEVICE);
+	if (c->pd)
+		ib_dealloc_pd(c->pd);
+	kfree(c->echo_data);
+	kfree(c);
+}
+
+static int ulp_setup_qp(struct ulp_ctx *c)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD,
+		.send_cq = c->send_cq,
+		.recv_cq = c->recv_cq,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = {
+			.max_send_wr = 8,
+			.max_recv_wr = ULP_RX_DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ib_qp_attr qa = {};
+	int ret;
+
+	c->qp = ib_create_qp(c->pd, &init);
+	if (IS_ERR(c->qp)) {
+		ret = PTR_ERR(c->qp);
+		c->qp = NULL;
+		return ret;
+	}
+	qa.qp_state = IB_QPS_INIT;
+	qa.pkey_index = 0;
+	qa.port_num = c->port;
+	qa.qkey = qkey;
+	ret = ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret)
+		return ret;
+	qa.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(c->qp, &qa, IB_QP_STATE);
+	if (ret)
+		return ret;
+	qa.qp_state = IB_QPS_RTS;
+	qa.sq_psn = 0;
+	return ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+static int ulp_setup(struct ulp_ctx *c)
+{
+	unsigned int i;
+	int ret;
+
+	c->pd = ib_alloc_pd(c->dev, 0);
+	if (IS_ERR(c->pd)) {
+		ret = PTR_ERR(c->pd);
+		c->pd = NULL;
+		return ret;
+	}
+	c->send_cq = ib_alloc_cq(c->dev, c, 8, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(c->send_cq)) {
+		ret = PTR_ERR(c->send_cq);
+		c->send_cq = NULL;
+		return ret;
+	}
+	c->recv_cq = ib_alloc_cq(c->dev, c, ULP_RX_DEPTH, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(c->recv_cq)) {
+		ret = PTR_ERR(c->recv_cq);
+		c->recv_cq = NULL;
+		return ret;
+	}
+	ret = ulp_setup_qp(c);
+	if (ret)
+		return ret;
+	c->tx.cqe.done = ulp_send_done;
+	ret = ulp_map_buf(c, &c->tx, DMA_TO_DEVICE);
+	for (i = 0; !ret && i < ULP_RX_DEPTH; i++) {
+		c->rx[i].cqe.done = ulp_recv_done;
+		ret = ulp_map_buf(c, &c->rx[i], DMA_FROM_DEVICE);
+		if (!ret)
+			ret = ulp_post_recv(c, &c->rx[i]);
+	}
+	return ret;
+}
+
+static int ulp_add_one(struct ib_device *dev)
+{
+	struct ulp_ctx *c;
+	int ret;
+
+	if (ulp || (ibdev && strcmp(ibdev, dev_name(&dev->dev))))
+		return 0;
+	if (!rdma_protocol_roce(dev, rdma_start_port(dev)))
+		return 0;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->dev = dev;
+	c->port = rdma_start_port(dev);
+	mutex_init(&c->lock);
+	init_completion(&c->tx_done);
+	init_completion(&c->echo_done);
+	INIT_WORK(&c->send_work, ulp_send_work);
+	if (!strcmp(mode, "send")) {
+		c->echo_data = kzalloc(ULP_MAX_PAYLOAD, GFP_KERNEL);
+		if (!c->echo_data) {
+			kfree(c);
+			return -ENOMEM;
+		}
+	}
+	ret = ulp_setup(c);
+	if (ret) {
+		pr_info("# rdma_ud_ulp: set-up on %s failed: %d\n",
+			dev_name(&dev->dev), ret);
+		ulp_teardown(c);
+		return ret;
+	}
+	c->sgid_index = ulp_pick_sgid(c);
+	qpn = c->qp->qp_num;
+	ulp = c;
+	pr_info("# rdma_ud_ulp: %s mode on %s port %u, qpn %#x\n", mode,
+		dev_name(&dev->dev), c->port, qpn);
+	if (c->echo_data)
+		queue_work(system_unbound_wq, &c->send_work);
+	return 0;
+}
+
+static void ulp_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct ulp_ctx *c = ulp;
+
+	if (!c || c->dev != dev)
+		return;
+	ulp = NULL;
+	qpn = 0;
+	pr_info("# rdma_ud_ulp: %s: echoed %llu datagrams\n",
+		dev_name(&dev->dev), c->echoed);
+	ulp_teardown(c);
+}
+
+static struct ib_client ulp_client = {
+	.name = "rdma_ud_ulp",
+	.add = ulp_add_one,
+	.remove = ulp_remove_one,
+};
+
+static int __init ulp_init(void)
+{
+	if (strcmp(mode, "echo") && strcmp(mode, "send"))
+		return -EINVAL;
+	if (size > ULP_MAX_PAYLOAD || !count)
+		return -EINVAL;
+	return ib_register_client(&ulp_client);
+}
+
+static void __exit ulp_exit(void)
+{
+	ib_unregister_client(&ulp_client);
+}
+
+module_init(ulp_init);
+module_exit(ulp_exit);
+
+MODULE_DESCRIPTION("UD datagram echo ULP for RDMA interoperability tests");
+MODULE_LICENSE("GPL");
