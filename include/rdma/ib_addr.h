@@ -1,24 +1,255 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Address helpers of the RDMA core: moving between IP socket addresses and
- * GIDs, and deriving the Ethernet addresses a RoCE port sends to from a
- * destination GID.
+ * GIDs, deriving the Ethernet addresses a RoCE port sends to from a
+ * destination GID, and resolving a destination MAC through the IP stack
+ * (route plus neighbour, implemented in drivers/infiniband/core/addr.c).
  *
  * A RoCE GID is an IPv6 address; an IPv4 address is carried as the
- * IPv4-mapped form ::ffff:a.b.c.d.  Everything here is a pure inline
- * function of its arguments.  Names and signatures follow upstream Linux.
+ * IPv4-mapped form ::ffff:a.b.c.d.  The inline helpers are pure functions
+ * of their arguments.  Names and signatures follow upstream Linux.
  */
 #ifndef IB_ADDR_H
 #define IB_ADDR_H
 
 #include <linux/errno.h>
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/netdevice.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
+
+/**
+ * struct rdma_dev_addr - hardware addresses an IP address resolved to
+ * @src_dev_addr: link-layer address of the local netdev (for IPoIB the
+ *	20-byte hardware address, whose bytes 4..19 are the port GID)
+ * @dst_dev_addr: link-layer address of the next hop
+ * @broadcast: broadcast address of the local netdev (IPoIB keeps the
+ *	P_Key in bytes 8 and 9 and the broadcast MGID from byte 4)
+ * @dev_type: ARPHRD_* type of the local netdev
+ * @bound_dev_if: ifindex the resolution is bound to, 0 for any
+ * @transport: RDMA transport of the device the address belongs to
+ * @net: namespace the addresses live in; set by the caller
+ * @sgid_attr: GID entry to resolve from, when resolving by GID entry (a
+ *	reference owned by the caller)
+ * @network: network header type the route needs (RoCE v2 when it goes
+ *	through a gateway)
+ * @hoplimit: hop limit (IPv6) or TTL (IPv4) of the route
+ */
+struct rdma_dev_addr {
+	unsigned char			src_dev_addr[MAX_ADDR_LEN];
+	unsigned char			dst_dev_addr[MAX_ADDR_LEN];
+	unsigned char			broadcast[MAX_ADDR_LEN];
+	unsigned short			dev_type;
+	int				bound_dev_if;
+	enum rdma_transport_type	transport;
+	struct net			*net;
+	const struct ib_gid_attr	*sgid_attr;
+	enum rdma_network_type		network;
+	int				hoplimit;
+};
+
+/*
+ * Exported by ib_core (addr.c).  rdma_translate_ip() fills the source
+ * fields of @dev_addr from the netdev owning @addr, or from
+ * @dev_addr->bound_dev_if when it is set (@dev_addr->net must be set);
+ * -ENODEV / -EADDRNOTAVAIL when there is none.  rdma_copy_src_l2_addr()
+ * copies a netdev's type, address, broadcast address and ifindex.
+ */
+int rdma_translate_ip(const struct sockaddr *addr,
+		      struct rdma_dev_addr *dev_addr);
+void rdma_copy_src_l2_addr(struct rdma_dev_addr *dev_addr,
+			   const struct net_device *dev);
+
+/*
+ * Length of a socket address by family: sizeof(struct sockaddr_in),
+ * sockaddr_in6 or sockaddr_ib, and 0 for any other family.  The _in6 and
+ * _kss forms also return 0 when that length would not fit the type passed.
+ */
+int rdma_addr_size(const struct sockaddr *addr);
+int rdma_addr_size_in6(struct sockaddr_in6 *addr);
+int rdma_addr_size_kss(struct __kernel_sockaddr_storage *addr);
+
+/*
+ * Destination MAC and hop limit of a RoCE destination GID, seen from the
+ * netdev and namespace of @sgid_attr: route lookup, then the neighbour
+ * table (waiting up to about a second for the neighbour to resolve).
+ * Sleeps.  0 on success, else a negative errno (-EINVAL, -ENODEV,
+ * -ENETUNREACH / -EHOSTUNREACH from the route, -ETIMEDOUT when the
+ * neighbour did not resolve in time).
+ */
+int rdma_addr_find_l2_eth_by_grh(const union ib_gid *sgid,
+				 const union ib_gid *dgid,
+				 u8 *dmac, const struct ib_gid_attr *sgid_attr,
+				 int *hoplimit);
+
+/**
+ * ib_addr_get_pkey - P_Key an IPoIB broadcast address carries
+ * @dev_addr: resolved addresses of an IPoIB netdev
+ *
+ * Return: the 16-bit P_Key stored big-endian in bytes 8 and 9 of
+ * @dev_addr->broadcast.
+ */
+static inline u16 ib_addr_get_pkey(struct rdma_dev_addr *dev_addr)
+{
+	return (u16)(dev_addr->broadcast[8] << 8) | dev_addr->broadcast[9];
+}
+
+/**
+ * ib_addr_set_pkey - store a P_Key into an IPoIB broadcast address
+ * @dev_addr: addresses to update
+ * @pkey: the P_Key, written big-endian into bytes 8 and 9 of
+ *	@dev_addr->broadcast
+ */
+static inline void ib_addr_set_pkey(struct rdma_dev_addr *dev_addr, u16 pkey)
+{
+	dev_addr->broadcast[8] = pkey >> 8;
+	dev_addr->broadcast[9] = pkey & 0xff;
+}
+
+/**
+ * ib_addr_get_mgid - broadcast MGID of an IPoIB netdev
+ * @dev_addr: resolved addresses of an IPoIB netdev
+ * @gid: receives the 16 bytes starting at byte 4 of @dev_addr->broadcast
+ */
+static inline void ib_addr_get_mgid(struct rdma_dev_addr *dev_addr,
+				    union ib_gid *gid)
+{
+	memcpy(gid, &dev_addr->broadcast[4], sizeof(*gid));
+}
+
+/**
+ * rdma_addr_gid_offset - where the GID sits in a hardware address
+ * @dev_addr: resolved addresses
+ *
+ * Return: 4 for an IPoIB (ARPHRD_INFINIBAND) netdev, whose 20-byte address
+ * starts with the QPN, and 0 otherwise.
+ */
+static inline int rdma_addr_gid_offset(struct rdma_dev_addr *dev_addr)
+{
+	return dev_addr->dev_type == ARPHRD_INFINIBAND ? 4 : 0;
+}
+
+/**
+ * rdma_vlan_dev_vlan_id - VLAN ID of a netdev
+ * @dev: the netdev
+ *
+ * Return: the VLAN ID when @dev is a VLAN device, 0xffff otherwise.
+ */
+static inline u16 rdma_vlan_dev_vlan_id(const struct net_device *dev)
+{
+	if (!is_vlan_dev(dev))
+		return 0xffff;
+	return vlan_dev_vlan_id(dev);
+}
+
+/**
+ * rdma_vlan_dev_real_dev - the netdev a VLAN device sits on
+ * @dev: the netdev
+ *
+ * Return: the real device under @dev when @dev is a VLAN device, NULL
+ * otherwise.
+ */
+static inline struct net_device *
+rdma_vlan_dev_real_dev(const struct net_device *dev)
+{
+	if (!is_vlan_dev(dev))
+		return NULL;
+	return vlan_dev_real_dev(dev);
+}
+
+/**
+ * rdma_get_vlan_id - VLAN ID embedded in a GID
+ * @dgid: the GID
+ *
+ * Some link-local GIDs carry a VLAN ID in bytes 11 and 12 of the interface
+ * id (where an EUI-64 has ff:fe).
+ *
+ * Return: that 12-bit VLAN ID, or 0xffff when the two bytes do not hold
+ * one (value 0x1000 or above).
+ */
+static inline u16 rdma_get_vlan_id(union ib_gid *dgid)
+{
+	u16 vid = (u16)(dgid->raw[11] << 8) | dgid->raw[12];
+
+	return vid < VLAN_N_VID ? vid : 0xffff;
+}
+
+/**
+ * rdma_addr_get_sgid - source GID stored in resolved addresses
+ * @dev_addr: resolved addresses (IB and iWARP; RoCE GIDs come from IPs)
+ * @gid: receives the GID at rdma_addr_gid_offset() of @src_dev_addr
+ */
+static inline void rdma_addr_get_sgid(struct rdma_dev_addr *dev_addr,
+				      union ib_gid *gid)
+{
+	memcpy(gid, dev_addr->src_dev_addr + rdma_addr_gid_offset(dev_addr),
+	       sizeof(*gid));
+}
+
+/**
+ * rdma_addr_set_sgid - store the source GID into resolved addresses
+ * @dev_addr: addresses to update (IB and iWARP)
+ * @gid: the GID, written at rdma_addr_gid_offset() of @src_dev_addr
+ */
+static inline void rdma_addr_set_sgid(struct rdma_dev_addr *dev_addr,
+				      union ib_gid *gid)
+{
+	memcpy(dev_addr->src_dev_addr + rdma_addr_gid_offset(dev_addr), gid,
+	       sizeof(*gid));
+}
+
+/**
+ * rdma_addr_get_dgid - destination GID stored in resolved addresses
+ * @dev_addr: resolved addresses (IB and iWARP)
+ * @gid: receives the GID at rdma_addr_gid_offset() of @dst_dev_addr
+ */
+static inline void rdma_addr_get_dgid(struct rdma_dev_addr *dev_addr,
+				      union ib_gid *gid)
+{
+	memcpy(gid, dev_addr->dst_dev_addr + rdma_addr_gid_offset(dev_addr),
+	       sizeof(*gid));
+}
+
+/**
+ * rdma_addr_set_dgid - store the destination GID into resolved addresses
+ * @dev_addr: addresses to update (IB and iWARP)
+ * @gid: the GID, written at rdma_addr_gid_offset() of @dst_dev_addr
+ */
+static inline void rdma_addr_set_dgid(struct rdma_dev_addr *dev_addr,
+				      union ib_gid *gid)
+{
+	memcpy(dev_addr->dst_dev_addr + rdma_addr_gid_offset(dev_addr), gid,
+	       sizeof(*gid));
+}
+
+/**
+ * iboe_get_mtu - largest IB MTU that fits an Ethernet MTU
+ * @mtu: the netdev MTU in bytes
+ *
+ * Room is left for the largest set of RoCE headers a packet can carry:
+ * GRH (40 bytes), UDP (8), BTH (12), XRC extension (4), AtomicETH (28)
+ * and ICRC (4), 96 bytes in all.
+ *
+ * Return: the largest IB_MTU_* whose payload fits what remains, or 0 when
+ * not even IB_MTU_256 does.
+ */
+static inline enum ib_mtu iboe_get_mtu(int mtu)
+{
+	int room = mtu - (40 + 8 + 12 + 4 + 28 + 4);
+	int m;
+
+	for (m = IB_MTU_4096; m >= IB_MTU_256; m--)
+		if (room >= ib_mtu_enum_to_int((enum ib_mtu)m))
+			return (enum ib_mtu)m;
+	return 0;
+}
 
 /**
  * rdma_ip2gid - turn an IP socket address into a GID

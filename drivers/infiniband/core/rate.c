@@ -108,3 +108,54 @@ __attribute_const__ enum ib_rate mult_to_ib_rate(int mult)
 	return IB_RATE_PORT_CURRENT;
 }
 EXPORT_SYMBOL(mult_to_ib_rate);
+
+/*
+ * Per-lane data rate of each link speed, in units of 100 Mb/s, with the
+ * label sysfs and ibv_devinfo show for it.
+ */
+static const struct {
+	u16		speed;		/* enum ib_port_speed */
+	u16		lane_rate;
+	const char	*label;
+} ib_lane_speeds[] = {
+	{ IB_SPEED_SDR,		  25, " SDR" },
+	{ IB_SPEED_DDR,		  50, " DDR" },
+	{ IB_SPEED_QDR,		 100, " QDR" },
+	{ IB_SPEED_FDR10,	 100, " FDR10" },
+	{ IB_SPEED_FDR,		 140, " FDR" },
+	{ IB_SPEED_EDR,		 250, " EDR" },
+	{ IB_SPEED_HDR,		 500, " HDR" },
+	{ IB_SPEED_NDR,		1000, " NDR" },
+	{ IB_SPEED_XDR,		2000, " XDR" },
+};
+
+/**
+ * ib_port_attr_to_speed_info - link speed of a port in human terms
+ * @attr: port attributes, as ib_query_port() returns them
+ * @speed_info: gets the speed label (" SDR" ... " XDR") and the total
+ *	rate in units of 100 Mb/s (per-lane rate times the lane count)
+ *
+ * An active_speed this table does not know counts as SDR.
+ *
+ * Return: 0, or -EINVAL when active_width is not a known width; the label
+ * is filled in either way.
+ */
+int ib_port_attr_to_speed_info(struct ib_port_attr *attr,
+			       struct ib_port_speed_info *speed_info)
+{
+	unsigned int i, row = 0;
+	int lanes;
+
+	for (i = 0; i < ARRAY_SIZE(ib_lane_speeds); i++) {
+		if (ib_lane_speeds[i].speed == attr->active_speed) {
+			row = i;
+			break;
+		}
+	}
+
+	lanes = ib_width_enum_to_int(attr->active_width);
+	speed_info->str = ib_lane_speeds[row].label;
+	speed_info->rate = ib_lane_speeds[row].lane_rate * lanes;
+	return speed_info->rate < 0 ? -EINVAL : 0;
+}
+EXPORT_SYMBOL(ib_port_attr_to_speed_info);

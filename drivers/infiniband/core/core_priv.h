@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * What the files of ib_core share with each other, and nothing else.
+ * Nothing outside drivers/infiniband/core includes this header; providers
+ * and ULPs see only include/rdma.
+ *
+ * Each section names the file that implements it.
+ */
+#ifndef _CORE_PRIV_H
+#define _CORE_PRIV_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
+#include <rdma/restrack.h>
+
+/* ---- device.c: registry, clients, netdev association ------------------- */
+
+/* The sysfs class every ib_device belongs to ("infiniband"). */
+extern const struct class ib_class;
+
+/*
+ * ib_wq: ordered core work (unregister_queued, cache refreshes);
+ * ib_comp_wq / ib_comp_unbound_wq: CQ polling (cq.c).
+ */
+extern struct workqueue_struct *ib_wq;
+extern struct workqueue_struct *ib_comp_wq;
+extern struct workqueue_struct *ib_comp_unbound_wq;
+
+/*
+ * Callbacks of the RoCE netdev walkers.  @filter decides whether @cb runs
+ * for a (device, port, netdev) triple; both are called with the device
+ * registration lock held for read and may sleep.
+ */
+typedef bool (*roce_netdev_filter)(struct ib_device *device, u32 port,
+				   struct net_device *ndev, void *cookie);
+typedef void (*roce_netdev_callback)(struct ib_device *device, u32 port,
+				     struct net_device *ndev, void *cookie);
+
+/* Walk every port of one registered device whose netdev passes @filter. */
+void ib_enum_roce_netdev(struct ib_device *ib_dev, roce_netdev_filter filter,
+			 void *filter_cookie, roce_netdev_callback cb,
+			 void *cookie);
+/* The same over every registered device. */
+void ib_enum_all_roce_netdevs(roce_netdev_filter filter, void *filter_cookie,
+			      roce_netdev_callback cb, void *cookie);
+
+/*
+ * Registered device by index, with a registration reference taken
+ * (release with ib_device_put()); NULL when there is none.  @net is the
+ * caller's namespace (all devices are shared across namespaces for now).
+ */
+struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
+
+/* Iterate registered devices under the registration lock (netlink dumps). */
+int ib_enum_all_devs(int (*fn)(struct ib_device *dev, void *arg), void *arg);
+
+/* ---- cache.c: GID and P_Key tables ------------------------------------- */
+
+enum ib_cache_gid_default_mode {
+	IB_CACHE_GID_DEFAULT_MODE_SET,
+	IB_CACHE_GID_DEFAULT_MODE_DELETE
+};
+
+int ib_cache_setup(void);
+void ib_cache_cleanup(void);
+/* Per device, called by device.c at registration and unregistration. */
+int ib_cache_setup_one(struct ib_device *device);
+void ib_cache_cleanup_one(struct ib_device *device);
+void ib_cache_release_one(struct ib_device *device);
+
+/* RoCE GID entries, driven by roce_gid_mgmt.c. */
+int ib_cache_gid_add(struct ib_device *ib_dev, u32 port, union ib_gid *gid,
+		     struct ib_gid_attr *attr);
+int ib_cache_gid_del(struct ib_device *ib_dev, u32 port, union ib_gid *gid,
+		     struct ib_gid_attr *attr);
+int ib_cache_gid_del_all_netdev_gids(struct ib_device *ib_dev, u32 port,
+				     struct net_device *ndev);
+void ib_cache_gid_set_default_gid(struct ib_device *ib_dev, u32 port,
+				  struct net_device *ndev,
+				  unsigned long gid_type_mask,
+				  enum ib_cache_gid_default_mode mode);
+/* Bitmap of IB_GID_TYPE_* a RoCE port carries (v1 and/or v2). */
+unsigned long roce_gid_type_mask_support(struct ib_device *ib_dev, u32 port);
+/* "IB/RoCE v1" or "RoCE v2", as sysfs gid_attrs/types shows a GID type. */
+const char *ib_cache_gid_type_str(enum ib_gid_type gid_type);
+
+/* ---- roce_gid_mgmt.c: netdev/inet/inet6 notifiers ---------------------- */
+
+int roce_gid_mgmt_init(void);
+void roce_gid_mgmt_cleanup(void);
+
+/* ---- addr.c: route + neighbour resolution ------------------------------ */
+
+int addr_init(void);
+void addr_cleanup(void);
+
+/* ---- restrack.c: resource tracking -------------------------------------- */
+
+int rdma_restrack_init(struct ib_device *dev);
+void rdma_restrack_clean(struct ib_device *dev);
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
+			       const struct rdma_restrack_entry *parent);
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_del(struct rdma_restrack_entry *res);
+/*
+ * Destroy verbs whose provider call may fail: begin_del hides the entry
+ * (its id stays reserved) and waits for readers; then abort_del lists it
+ * again, or commit_del forgets it.
+ */
+void rdma_restrack_begin_del(struct rdma_restrack_entry *res);
+void rdma_restrack_abort_del(struct rdma_restrack_entry *res);
+void rdma_restrack_commit_del(struct rdma_restrack_entry *res);
+
+/*
+ * ib_device.res points at RDMA_RESTRACK_MAX of these, one per kind.
+ * @xa holds the listed entries by id (XA_FLAGS_ALLOC; QPs by QP number);
+ * readers walk it under xa_lock() and must rdma_restrack_get() an entry
+ * before dropping the lock.  @next_id is the cyclic allocation cursor.
+ */
+struct rdma_restrack_root {
+	struct xarray	xa;
+	u32		next_id;
+};
+
+/* ---- cq.c: CQ allocation helpers and pools ----------------------------- */
+
+void ib_cq_pool_cleanup(struct ib_device *dev);
+
+/* ---- sysfs.c: /sys/class/infiniband ------------------------------------ */
+
+int ib_setup_device_attrs(struct ib_device *ibdev);
+int ib_setup_port_attrs(struct ib_core_device *coredev);
+void ib_free_port_attrs(struct ib_core_device *coredev);
+
+#endif /* _CORE_PRIV_H */
