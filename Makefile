@@ -58,6 +58,7 @@ modules: kdir-check
 # our headers plus our Module.symvers.
 testmods: modules
 	$(KMAKE) M=$(TESTMODS) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+	$(KMAKE) M=$(ULPSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
 
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates $(KSIGN) \
@@ -80,10 +81,13 @@ stage: all ulp-stock
 		DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(TESTMODS) INSTALL_MOD_PATH=$(STAGE) \
 		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
+	$(MAKE) -C $(KDIR) M=$(ULPSRC) INSTALL_MOD_PATH=$(STAGE) \
+		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
 
 clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TOP) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TESTMODS) clean
+	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(ULPSRC) clean
 	rm -rf $(STAGE) $(STAGE_STOCK) $(STOCK_ULP)
 
 # Also drop the QEMU harness cache, test results and the lint tools.
