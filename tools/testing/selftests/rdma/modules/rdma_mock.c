@@ -356,6 +356,50 @@ static void mock_cq_push(struct ib_cq *ibcq, const struct ib_wc *wc)
 	}
 }
 
+/* Remember the moderation asked for; the mock has no interrupts to pace. */
+static int mock_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
+{
+	struct rdma_mock_dev *md = to_mock_dev(ibcq->device);
+	unsigned long flags;
+
+	spin_lock_irqsave(&md->lock, flags);
+	md->last_cq_count = cq_count;
+	md->last_cq_period = cq_period;
+	spin_unlock_irqrestore(&md->lock, flags);
+	return 0;
+}
+
+/* Move the queued completions, oldest first, into a ring of @cqe entries. */
+static int mock_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct rdma_mock_cq *cq = to_mock_cq(ibcq);
+	struct ib_wc *ring, *old;
+	unsigned long flags;
+	unsigned int i;
+
+	if (cqe <= 0 || cqe > RDMA_MOCK_MAX_CQE)
+		return -EINVAL;
+	ring = kcalloc(cqe, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->count > cqe) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		kfree(ring);
+		return -EINVAL;
+	}
+	for (i = 0; i < cq->count; i++)
+		ring[i] = cq->ring[(cq->head + i) % cq->size];
+	old = cq->ring;
+	cq->ring = ring;
+	cq->size = cqe;
+	cq->head = 0;
+	ibcq->cqe = cqe;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	kfree(old);
+	return 0;
+}
+
 /* ---- SRQ --------------------------------------------------------------- */
 
 static int mock_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -955,6 +999,28 @@ static const struct ib_device_ops mock_ah_ops = {
 	.create_ah = mock_create_ah,
 };
 
+/* The mock's create_ah() never looks at udata, so it serves both paths. */
+static const struct ib_device_ops mock_user_ah_ops = {
+	.create_user_ah = mock_create_ah,
+};
+
+static const struct ib_device_ops mock_cq_ops = {
+	.modify_cq = mock_modify_cq,
+	.resize_cq = mock_resize_cq,
+};
+
+static void mock_dealloc_driver(struct ib_device *ibdev)
+{
+	struct rdma_mock_dev *md = to_mock_dev(ibdev);
+
+	if (md->opts.dealloc_count)
+		atomic_inc(md->opts.dealloc_count);
+}
+
+static const struct ib_device_ops mock_dealloc_ops = {
+	.dealloc_driver = mock_dealloc_driver,
+};
+
 /**
  * rdma_mock_alloc() - allocate a mock device, not yet registered
  * @ndev: netdev under port 1, or NULL
@@ -992,6 +1058,14 @@ struct rdma_mock_dev *rdma_mock_alloc(struct net_device *ndev,
 	ib_set_device_ops(&md->ibdev, &mock_ops);
 	if (!md->opts.no_create_ah)
 		ib_set_device_ops(&md->ibdev, &mock_ah_ops);
+	if (md->opts.user_ah)
+		ib_set_device_ops(&md->ibdev, &mock_user_ah_ops);
+	if (md->opts.cq_ops)
+		ib_set_device_ops(&md->ibdev, &mock_cq_ops);
+	if (md->opts.dealloc_driver)
+		ib_set_device_ops(&md->ibdev, &mock_dealloc_ops);
+	if (md->opts.driver_id != RDMA_DRIVER_UNKNOWN)
+		md->ibdev.ops.driver_id = md->opts.driver_id;
 
 	if (ndev) {
 		ret = ib_device_set_netdev(&md->ibdev, ndev, 1);
@@ -1024,12 +1098,17 @@ EXPORT_SYMBOL_GPL(rdma_mock_register);
 
 /**
  * rdma_mock_unregister() - unregister a registered mock device
- * @md: the device
+ * @md: the device; with opts.dealloc_driver the core frees it here
  */
 void rdma_mock_unregister(struct rdma_mock_dev *md)
 {
 	if (!md->registered)
 		return;
+	if (md->opts.dealloc_driver) {
+		/* The core frees the device: @md is gone after this. */
+		ib_unregister_device(&md->ibdev);
+		return;
+	}
 	ib_unregister_device(&md->ibdev);
 	md->registered = false;
 }
@@ -1077,6 +1156,10 @@ void rdma_mock_destroy(struct rdma_mock_dev *md)
 {
 	if (IS_ERR_OR_NULL(md))
 		return;
+	if (md->registered && md->opts.dealloc_driver) {
+		rdma_mock_unregister(md);	/* frees it too */
+		return;
+	}
 	rdma_mock_unregister(md);
 	rdma_mock_free(md);
 }

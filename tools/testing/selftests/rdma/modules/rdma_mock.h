@@ -35,6 +35,15 @@ struct rdma_mock_opts {
 	u32 num_ports;		/* 1 (default when 0) or 2; port 2 has no netdev */
 	bool no_create_ah;	/* leave ops.create_ah NULL */
 	bool no_local_dma_lkey;	/* no IBK_LOCAL_DMA_LKEY: the core uses get_dma_mr */
+	bool user_ah;		/* also offer ops.create_user_ah */
+	bool cq_ops;		/* offer ops.modify_cq and ops.resize_cq */
+	/*
+	 * Offer ops.dealloc_driver: the core then frees the device when it
+	 * is unregistered, and @dealloc_count (if set) counts the calls.
+	 */
+	bool dealloc_driver;
+	atomic_t *dealloc_count;
+	enum rdma_driver_id driver_id;	/* 0 is RDMA_DRIVER_UNKNOWN */
 };
 
 /* What the core told the provider about one GID table slot. */
@@ -87,6 +96,9 @@ struct rdma_mock_dev {
 	const struct ib_gid_attr *last_qp_av_sgid_attr;
 	u32 last_dma_mr_access;
 	u32 last_dma_mr_lkey;
+	/* What the last modify_cq() call was given (opts.cq_ops). */
+	u16 last_cq_count;
+	u16 last_cq_period;
 };
 
 struct rdma_mock_pd {
