@@ -133,6 +133,15 @@ struct rdma_restrack_root {
 
 void ib_cq_pool_cleanup(struct ib_device *dev);
 
+/* ---- netlink.c, nldev.c: the RDMA netlink socket and nldev ------------- */
+
+/* The NETLINK_RDMA socket of every namespace (ib_core init/exit). */
+int rdma_nl_init(void);
+void rdma_nl_exit(void);
+/* The nldev client: device, port, link, system and resource commands. */
+int nldev_init(void);
+void nldev_exit(void);
+
 /* ---- sysfs.c: /sys/class/infiniband ------------------------------------ */
 
 int ib_setup_device_attrs(struct ib_device *ibdev);

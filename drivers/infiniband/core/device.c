@@ -2574,8 +2574,16 @@ static int __init ib_core_init(void)
 		pr_warn("ib_core: RoCE GID management init failed: %d\n", ret);
 		goto err_cache;
 	}
+	ret = rdma_nl_init();
+	if (ret) {
+		pr_warn("ib_core: RDMA netlink init failed: %d\n", ret);
+		goto err_roce;
+	}
+	nldev_init();
 	return 0;
 
+err_roce:
+	roce_gid_mgmt_cleanup();
 err_cache:
 	ib_cache_cleanup();
 err_addr:
@@ -2591,6 +2599,9 @@ err_wq:
 
 static void __exit ib_core_exit(void)
 {
+	/* No new netlink request from here on. */
+	nldev_exit();
+	rdma_nl_exit();
 	/*
 	 * Queued events and unregistrations hold device references; let
 	 * them finish while everything they may touch is still set up.
