@@ -474,12 +474,24 @@ static int nldev_dump_devices(struct nldev_dump_ctx *ctx)
 	return ctx->err;
 }
 
-/* ---- GET ------------------------------------------------------------------- */
+static bool nldev_show_details(struct nlattr **tb)
+{
+	return tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS] &&
+	       nla_get_u8(tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS]);
+}
 
-static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			  struct netlink_ext_ack *extack)
+/*
+ * A doit that answers with one device's message: parse, pin the device
+ * named by DEV_INDEX, let @fill write the body, send.
+ */
+static int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			     struct netlink_ext_ack *extack, u32 cmd,
+			     int (*fill)(struct sk_buff *msg,
+					 struct ib_device *device,
+					 struct nldev_dump_ctx *ctx))
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nldev_dump_ctx ctx = { .cmd = cmd };
 	struct nlmsghdr *reply_nlh;
 	struct ib_device *device;
 	struct sk_buff *msg;
@@ -491,13 +503,14 @@ static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	device = nldev_get_device(skb, tb, extack);
 	if (!device)
 		return -EINVAL;
+	ctx.show_details = nldev_show_details(tb);
 
-	msg = nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_GET, &reply_nlh);
+	msg = nldev_new_reply(skb, nlh, cmd, &reply_nlh);
 	if (!msg) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = fill_dev_info(msg, device);
+	err = fill(msg, device, &ctx);
 	if (err) {
 		nlmsg_free(msg);
 		goto out;
@@ -510,10 +523,19 @@ out:
 	return err;
 }
 
+/* ---- GET ------------------------------------------------------------------- */
+
 static int nldev_fill_dev(struct sk_buff *msg, struct ib_device *device,
 			  struct nldev_dump_ctx *ctx)
 {
 	return fill_dev_info(msg, device);
+}
+
+static int nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			  struct netlink_ext_ack *extack)
+{
+	return nldev_device_doit(skb, nlh, extack, RDMA_NLDEV_CMD_GET,
+				 nldev_fill_dev);
 }
 
 static int nldev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -831,50 +853,17 @@ static int nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
 
 /* ---- RES_GET --------------------------------------------------------------- */
 
-static bool nldev_show_details(struct nlattr **tb)
+static int nldev_fill_res(struct sk_buff *msg, struct ib_device *device,
+			  struct nldev_dump_ctx *ctx)
 {
-	return tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS] &&
-	       nla_get_u8(tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS]);
+	return fill_res_info(msg, device, ctx->show_details);
 }
 
 static int nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct nlmsghdr *reply_nlh;
-	struct ib_device *device;
-	struct sk_buff *msg;
-	int err;
-
-	err = nldev_parse(nlh, tb, extack);
-	if (err)
-		return err;
-	device = nldev_get_device(skb, tb, extack);
-	if (!device)
-		return -EINVAL;
-
-	msg = nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_RES_GET, &reply_nlh);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = fill_res_info(msg, device, nldev_show_details(tb));
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	ib_device_put(device);
-	return nldev_send_reply(skb, msg, reply_nlh);
-
-out:
-	ib_device_put(device);
-	return err;
-}
-
-static int nldev_fill_res(struct sk_buff *msg, struct ib_device *device,
-			  struct nldev_dump_ctx *ctx)
-{
-	return fill_res_info(msg, device, ctx->show_details);
+	return nldev_device_doit(skb, nlh, extack, RDMA_NLDEV_CMD_RES_GET,
+				 nldev_fill_res);
 }
 
 static int nldev_res_get_dumpit(struct sk_buff *skb,
