@@ -56,64 +56,6 @@ static void gid_v4(union ib_gid *gid, __be32 addr)
 	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid);
 }
 
-static bool at_gid_eq(const union ib_gid *a, const union ib_gid *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
-static bool gid_index_valid(struct ib_device *dev, u32 port, int index)
-{
-	union ib_gid gid;
-
-	return !rdma_query_gid(dev, port, index, &gid);
-}
-
-/* The entry for (@gid, @type) on port 1, held; NULL if it is not there. */
-static const struct ib_gid_attr *gid_find(struct ib_device *dev,
-					  const union ib_gid *gid,
-					  enum ib_gid_type type)
-{
-	const struct ib_gid_attr *attr;
-
-	attr = rdma_find_gid_by_port(dev, gid, type, 1, NULL);
-	return IS_ERR(attr) ? NULL : attr;
-}
-
-static bool gid_present(struct ib_device *dev, const union ib_gid *gid,
-			enum ib_gid_type type)
-{
-	const struct ib_gid_attr *attr = gid_find(dev, gid, type);
-
-	if (!attr)
-		return false;
-	rdma_put_gid_attr(attr);
-	return true;
-}
-
-/* Wait for the core to add (@gid, @type) to port 1; NULL on timeout. */
-static const struct ib_gid_attr *gid_wait(struct ib_device *dev,
-					  const union ib_gid *gid,
-					  enum ib_gid_type type)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(AT_WAIT_MS);
-	const struct ib_gid_attr *attr;
-
-	for (;;) {
-		attr = gid_find(dev, gid, type);
-		if (attr || time_after(jiffies, end))
-			return attr;
-		usleep_range(10000, 20000);
-	}
-}
-
-static unsigned int slot_dels(struct rdma_mock_dev *md, unsigned int index)
-{
-	struct rdma_mock_gid_slot slot;
-
-	rdma_mock_gid_slot(md, 1, index, &slot);
-	return slot.dels;
-}
-
 static bool addr4(struct rdma_ktap_ctx *ctx, bool add)
 {
 	int ret = rdma_mock_addr4(at_ndev, add, AT_ADDR4, 24);
@@ -155,8 +97,8 @@ static bool fx_init(struct rdma_ktap_ctx *ctx, struct at_fx *fx,
 		return false;
 	fx->pd = pd;
 	return RDMA_KT_EXPECT(ctx,
-			      rdma_mock_wait_for(gid_index_valid(fx->dev, 1, 0) &&
-						 gid_index_valid(fx->dev, 1, 1),
+			      rdma_mock_wait_for(rdma_mock_gid_index_valid(fx->dev, 1, 0) &&
+						 rdma_mock_gid_index_valid(fx->dev, 1, 1),
 						 AT_WAIT_MS),
 			      "default GIDs 0 and 1 never appeared");
 }
@@ -331,7 +273,7 @@ static void gid_filter_and_context(struct rdma_ktap_ctx *ctx)
 			   PTR_ERR(attr))) {
 		RDMA_KT_EQ(ctx, attr->index, 1);
 		RDMA_KT_EQ(ctx, attr->gid_type, IB_GID_TYPE_ROCE_UDP_ENCAP);
-		RDMA_KT_EXPECT(ctx, at_gid_eq(&attr->gid, &gid), "wrong GID");
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&attr->gid, &gid), "wrong GID");
 		/* The context is what the mock's add_gid() handed back. */
 		RDMA_KT_EXPECT(ctx, rdma_read_gid_hw_context(attr) ==
 			       &fx.md->gids[0][attr->index],
@@ -388,7 +330,7 @@ static void gid_query_table(struct rdma_ktap_ctx *ctx)
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
 	for (i = 0; i < RDMA_MOCK_GID_TBL_LEN; i++)
-		valid += gid_index_valid(fx.dev, 1, i);
+		valid += rdma_mock_gid_index_valid(fx.dev, 1, i);
 
 	n = rdma_query_gid_table(fx.dev, ents, AT_GID_ENTRIES);
 	if (!RDMA_KT_EQ(ctx, n, valid))
@@ -432,11 +374,11 @@ static void gid_refs_copy_move_replace(struct rdma_ktap_ctx *ctx)
 	gid_v4(&gid, AT_ADDR4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
-	attr = gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
+	attr = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
 	if (!RDMA_KT_EXPECT(ctx, attr, "IPv4 GID never appeared"))
 		goto out;
 	idx = attr->index;
-	dels = slot_dels(fx.md, idx);
+	dels = rdma_mock_gid_dels(fx.md, idx);
 
 	/* a: a second reference of ours, taken with rdma_hold_gid_attr(). */
 	rdma_hold_gid_attr(attr);
@@ -455,8 +397,8 @@ static void gid_refs_copy_move_replace(struct rdma_ktap_ctx *ctx)
 
 	if (!addr4(ctx, false))
 		goto out;
-	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!gid_present(fx.dev, &gid,
-							    IB_GID_TYPE_ROCE_UDP_ENCAP),
+	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!rdma_mock_gid_present(fx.dev, &gid,
+								      IB_GID_TYPE_ROCE_UDP_ENCAP),
 					       AT_WAIT_MS),
 		       "the removed address's GID is still found");
 
@@ -468,15 +410,15 @@ static void gid_refs_copy_move_replace(struct rdma_ktap_ctx *ctx)
 	rdma_move_ah_attr(&c, &plain);		/* drops c's reference */
 	RDMA_KT_EXPECT(ctx, !c.grh.sgid_attr, "move kept the old sgid_attr");
 	msleep(100);
-	RDMA_KT_EQ(ctx, slot_dels(fx.md, idx), dels);
+	RDMA_KT_EQ(ctx, rdma_mock_gid_dels(fx.md, idx), dels);
 
 	/* Replacing d with a vector without sgid_attr drops the last one. */
 	rdma_replace_ah_attr(&d, &plain);
 	RDMA_KT_EXPECT(ctx, !d.grh.sgid_attr, "replace kept the old sgid_attr");
-	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(slot_dels(fx.md, idx) > dels,
+	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(rdma_mock_gid_dels(fx.md, idx) > dels,
 					       AT_WAIT_MS),
 		       "del_gid(%d) never came after the last reference", idx);
-	RDMA_KT_EQ(ctx, slot_dels(fx.md, idx), dels + 1);
+	RDMA_KT_EQ(ctx, rdma_mock_gid_dels(fx.md, idx), dels + 1);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
 	if (attr)
@@ -496,10 +438,10 @@ static bool rescan_gids_present(struct ib_device *dev)
 
 	gid_v4(&gid4, AT_ADDR4);
 	gid_default(&gidd);
-	return gid_present(dev, &gidd, IB_GID_TYPE_ROCE) &&
-	       gid_present(dev, &gidd, IB_GID_TYPE_ROCE_UDP_ENCAP) &&
-	       gid_present(dev, &gid4, IB_GID_TYPE_ROCE) &&
-	       gid_present(dev, &gid4, IB_GID_TYPE_ROCE_UDP_ENCAP);
+	return rdma_mock_gid_present(dev, &gidd, IB_GID_TYPE_ROCE) &&
+	       rdma_mock_gid_present(dev, &gidd, IB_GID_TYPE_ROCE_UDP_ENCAP) &&
+	       rdma_mock_gid_present(dev, &gid4, IB_GID_TYPE_ROCE) &&
+	       rdma_mock_gid_present(dev, &gid4, IB_GID_TYPE_ROCE_UDP_ENCAP);
 }
 
 /* All GIDs of the netdev go; a rescan of the port or device restores them. */
@@ -518,9 +460,9 @@ static void gid_rescan(struct rdma_ktap_ctx *ctx)
 		goto out;
 	for (pass = 0; pass < 2; pass++) {
 		roce_del_all_netdev_gids(fx.dev, 1, at_ndev);
-		RDMA_KT_EXPECT(ctx, !gid_index_valid(fx.dev, 1, 0) &&
-			       !gid_index_valid(fx.dev, 1, 1) &&
-			       !gid_present(fx.dev, &gid4, IB_GID_TYPE_ROCE),
+		RDMA_KT_EXPECT(ctx, !rdma_mock_gid_index_valid(fx.dev, 1, 0) &&
+			       !rdma_mock_gid_index_valid(fx.dev, 1, 1) &&
+			       !rdma_mock_gid_present(fx.dev, &gid4, IB_GID_TYPE_ROCE),
 			       "pass %d: GIDs left after deleting them", pass);
 		if (pass)
 			rdma_roce_rescan_device(fx.dev);
@@ -646,7 +588,7 @@ static void user_ah_dmac_unicast(struct rdma_ktap_ctx *ctx)
 	ret = rdma_mock_neigh4(at_ndev, true, AT_PEER4, at_peer_mac);
 	if (!RDMA_KT_EXPECT(ctx, !ret, "adding the neighbour: %d", ret))
 		goto out;
-	attr = gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
+	attr = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
 	if (!RDMA_KT_EXPECT(ctx, attr, "IPv4 GID never appeared"))
 		goto out;
 

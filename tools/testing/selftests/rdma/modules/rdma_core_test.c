@@ -61,64 +61,6 @@ static void gid_v6(union ib_gid *gid, const struct in6_addr *addr)
 	memcpy(gid->raw, addr, sizeof(gid->raw));
 }
 
-static bool ct_gid_eq(const union ib_gid *a, const union ib_gid *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
-static bool gid_index_valid(struct ib_device *dev, u32 port, int index)
-{
-	union ib_gid gid;
-
-	return !rdma_query_gid(dev, port, index, &gid);
-}
-
-/* The entry for (@gid, @type) on port 1, held; NULL if it is not there. */
-static const struct ib_gid_attr *gid_find(struct ib_device *dev,
-					  const union ib_gid *gid,
-					  enum ib_gid_type type)
-{
-	const struct ib_gid_attr *attr;
-
-	attr = rdma_find_gid_by_port(dev, gid, type, 1, NULL);
-	return IS_ERR(attr) ? NULL : attr;
-}
-
-static bool gid_absent(struct ib_device *dev, const union ib_gid *gid,
-		       enum ib_gid_type type)
-{
-	const struct ib_gid_attr *attr = gid_find(dev, gid, type);
-
-	if (!attr)
-		return true;
-	rdma_put_gid_attr(attr);
-	return false;
-}
-
-/* Wait for the core to add (@gid, @type) to port 1; NULL on timeout. */
-static const struct ib_gid_attr *gid_wait(struct ib_device *dev,
-					  const union ib_gid *gid,
-					  enum ib_gid_type type)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(CT_WAIT_MS);
-	const struct ib_gid_attr *attr;
-
-	for (;;) {
-		attr = gid_find(dev, gid, type);
-		if (attr || time_after(jiffies, end))
-			return attr;
-		usleep_range(10000, 20000);
-	}
-}
-
-static unsigned int slot_dels(struct rdma_mock_dev *md, unsigned int index)
-{
-	struct rdma_mock_gid_slot slot;
-
-	rdma_mock_gid_slot(md, 1, index, &slot);
-	return slot.dels;
-}
-
 /* ---- addresses on the test netdev -------------------------------------- */
 
 static bool addr4(struct rdma_ktap_ctx *ctx, bool add)
@@ -172,8 +114,8 @@ static bool fx_init(struct rdma_ktap_ctx *ctx, struct ct_fx *fx,
 		return false;
 	fx->pd = pd;
 	return RDMA_KT_EXPECT(ctx,
-			      rdma_mock_wait_for(gid_index_valid(fx->dev, 1, 0) &&
-						 gid_index_valid(fx->dev, 1, 1),
+			      rdma_mock_wait_for(rdma_mock_gid_index_valid(fx->dev, 1, 0) &&
+						 rdma_mock_gid_index_valid(fx->dev, 1, 1),
 						 CT_WAIT_MS),
 			      "default GIDs 0 and 1 never appeared");
 }
@@ -714,8 +656,7 @@ static void dev_unregister_with_objects(struct rdma_ktap_ctx *ctx)
 	md = rdma_mock_create(ct_ndev, NULL);
 	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(md), "create: %ld", PTR_ERR(md)))
 		return;
-	if (!RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(gid_index_valid(&md->ibdev,
-								    1, 0),
+	if (!RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(rdma_mock_gid_index_valid(&md->ibdev, 1, 0),
 						    CT_WAIT_MS),
 			    "default GID never appeared"))
 		goto out;
@@ -783,7 +724,7 @@ static void dev_netdev_unregister(struct rdma_ktap_ctx *ctx)
 		rdma_mock_netdev_destroy(ndev);
 		return;
 	}
-	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(gid_index_valid(&md->ibdev, 1, 0),
+	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(rdma_mock_gid_index_valid(&md->ibdev, 1, 0),
 					       CT_WAIT_MS),
 		       "default GID never appeared");
 	got = ib_device_get_netdev(&md->ibdev, 1);
@@ -802,8 +743,7 @@ static void dev_netdev_unregister(struct rdma_ktap_ctx *ctx)
 		got = ib_device_get_netdev(&md->ibdev, 1);
 		RDMA_KT_EXPECT(ctx, !got, "port 1 still reports the netdev");
 		dev_put(got);
-		RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!gid_index_valid(&md->ibdev,
-									1, 0),
+		RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!rdma_mock_gid_index_valid(&md->ibdev, 1, 0),
 						       CT_WAIT_MS),
 			       "default GID outlived its netdev");
 		RDMA_KT_EQ(ctx, ib_query_port(&md->ibdev, 1, &pattr), 0);
@@ -950,7 +890,7 @@ static void gid_default_entries(struct rdma_ktap_ctx *ctx)
 		if (!RDMA_KT_EXPECT(ctx, !IS_ERR(attr), "GID %d: %ld", i,
 				    PTR_ERR(attr)))
 			continue;
-		RDMA_KT_EXPECT(ctx, ct_gid_eq(&attr->gid, &want),
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&attr->gid, &want),
 			       "GID %d is %pI6, expected %pI6", i,
 			       attr->gid.raw, want.raw);
 		RDMA_KT_EQ(ctx, attr->gid_type, types[i]);
@@ -965,10 +905,10 @@ static void gid_default_entries(struct rdma_ktap_ctx *ctx)
 		rdma_put_gid_attr(attr);
 
 		RDMA_KT_EQ(ctx, rdma_query_gid(fx.dev, 1, i, &got), 0);
-		RDMA_KT_EXPECT(ctx, ct_gid_eq(&got, &want), "rdma_query_gid(%d) %pI6",
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&got, &want), "rdma_query_gid(%d) %pI6",
 			       i, got.raw);
 		RDMA_KT_EXPECT(ctx, rdma_mock_gid_slot(fx.md, 1, i, &slot) &&
-			       ct_gid_eq(&slot.gid, &want) &&
+			       rdma_mock_gid_eq(&slot.gid, &want) &&
 			       slot.gid_type == types[i],
 			       "the driver was not told about GID %d", i);
 	}
@@ -997,7 +937,7 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	if (!(v6 ? addr6(ctx, true) : addr4(ctx, true)))
 		goto out;
 	for (i = 0; i < 2; i++) {
-		attr = gid_wait(fx.dev, &gid, types[i]);
+		attr = rdma_mock_gid_wait(fx.dev, &gid, types[i]);
 		if (!RDMA_KT_EXPECT(ctx, attr, "%pI6 type %d never appeared",
 				    gid.raw, types[i]))
 			continue;
@@ -1020,10 +960,10 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 		if (!IS_ERR(attr))
 			rdma_put_gid_attr(attr);
 		RDMA_KT_EQ(ctx, rdma_query_gid(fx.dev, 1, idx[i], &got), 0);
-		RDMA_KT_EXPECT(ctx, ct_gid_eq(&got, &gid), "index %d holds %pI6",
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&got, &gid), "index %d holds %pI6",
 			       idx[i], got.raw);
 		RDMA_KT_EXPECT(ctx, rdma_mock_gid_slot(fx.md, 1, idx[i], &slot) &&
-			       ct_gid_eq(&slot.gid, &gid) &&
+			       rdma_mock_gid_eq(&slot.gid, &gid) &&
 			       slot.gid_type == types[i],
 			       "the driver was not told about index %d", idx[i]);
 	}
@@ -1034,8 +974,8 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	if (!(v6 ? addr6(ctx, false) : addr4(ctx, false)))
 		goto out;
 	for (i = 0; i < 2; i++) {
-		RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(gid_absent(fx.dev, &gid,
-								  types[i]),
+		RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!rdma_mock_gid_present(fx.dev, &gid,
+									      types[i]),
 						       CT_WAIT_MS),
 			       "%pI6 type %d still there after removal",
 			       gid.raw, types[i]);
@@ -1049,8 +989,8 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 		RDMA_KT_EQ(ctx, rdma_query_gid(fx.dev, 1, idx[i], &got),
 			   -ENOENT);
 	}
-	RDMA_KT_EXPECT(ctx, gid_index_valid(fx.dev, 1, 0) &&
-		       gid_index_valid(fx.dev, 1, 1),
+	RDMA_KT_EXPECT(ctx, rdma_mock_gid_index_valid(fx.dev, 1, 0) &&
+		       rdma_mock_gid_index_valid(fx.dev, 1, 1),
 		       "default GIDs went away with the address");
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
@@ -1163,7 +1103,7 @@ static void gid_del_while_ah_holds(struct rdma_ktap_ctx *ctx)
 	gid_v4(&dgid, CT_PEER4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
-	attr = gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
+	attr = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
 	if (!RDMA_KT_EXPECT(ctx, attr, "IPv4 GID never appeared"))
 		goto out;
 	idx = attr->index;
@@ -1175,23 +1115,23 @@ static void gid_del_while_ah_holds(struct rdma_ktap_ctx *ctx)
 		ah = NULL;
 		goto out;
 	}
-	dels = slot_dels(fx.md, idx);
+	dels = rdma_mock_gid_dels(fx.md, idx);
 	if (!addr4(ctx, false))
 		goto out;
-	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(gid_absent(fx.dev, &gid,
-							  IB_GID_TYPE_ROCE_UDP_ENCAP),
+	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!rdma_mock_gid_present(fx.dev, &gid,
+								      IB_GID_TYPE_ROCE_UDP_ENCAP),
 					       CT_WAIT_MS),
 		       "the removed address's GID is still found");
 	msleep(100);
-	RDMA_KT_EQ(ctx, slot_dels(fx.md, idx), dels);
+	RDMA_KT_EQ(ctx, rdma_mock_gid_dels(fx.md, idx), dels);
 	RDMA_KT_EXPECT(ctx, ah->sgid_attr && ah->sgid_attr->index == idx &&
-		       ct_gid_eq(&ah->sgid_attr->gid, &gid) &&
+		       rdma_mock_gid_eq(&ah->sgid_attr->gid, &gid) &&
 		       ah->sgid_attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP,
 		       "the AH's GID entry changed under it");
 
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	ah = NULL;
-	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(slot_dels(fx.md, idx) > dels,
+	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(rdma_mock_gid_dels(fx.md, idx) > dels,
 					       CT_WAIT_MS),
 		       "del_gid(%d) never came after the AH was destroyed", idx);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
@@ -1355,7 +1295,7 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 	sgid = ah->sgid_attr;
 	RDMA_KT_EXPECT(ctx, sgid && sgid->index == 1 && sgid->port_num == 1 &&
 		       sgid->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		       ct_gid_eq(&sgid->gid, &dflt),
+		       rdma_mock_gid_eq(&sgid->gid, &dflt),
 		       "ah->sgid_attr is not GID 1 of port 1");
 	RDMA_KT_EXPECT(ctx, fx.md->last_ah_sgid_attr == sgid,
 		       "the driver saw another sgid_attr");
@@ -1365,7 +1305,7 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EXPECT(ctx, mah->attr.grh.sgid_attr == sgid,
 		       "driver's attr has sgid_attr %p, AH holds %p",
 		       mah->attr.grh.sgid_attr, sgid);
-	RDMA_KT_EXPECT(ctx, ct_gid_eq(&mah->attr.grh.dgid, &dgid), "dgid");
+	RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&mah->attr.grh.dgid, &dgid), "dgid");
 	RDMA_KT_EXPECT(ctx, ether_addr_equal(mah->attr.roce.dmac, ct_peer_mac),
 		       "dmac %pM", mah->attr.roce.dmac);
 	RDMA_KT_EQ(ctx, mah->attr.grh.flow_label, 0x12345);
@@ -1512,7 +1452,7 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 	gid_v4(&dgid, CT_PEER4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
-	sgid = gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
+	sgid = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
 	if (!RDMA_KT_EXPECT(ctx, sgid, "IPv4 GID never appeared"))
 		goto out;
 	idx = sgid->index;
@@ -1536,10 +1476,10 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 		       "the caller's ah_attr changed");
 
 	/* No GID reference may be left behind: del_gid comes promptly. */
-	dels = slot_dels(fx.md, idx);
+	dels = rdma_mock_gid_dels(fx.md, idx);
 	if (!addr4(ctx, false))
 		goto out;
-	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(slot_dels(fx.md, idx) > dels,
+	RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(rdma_mock_gid_dels(fx.md, idx) > dels,
 					       CT_WAIT_MS),
 		       "del_gid(%d) never came: the failed create kept a reference",
 		       idx);
@@ -1645,7 +1585,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 		RDMA_KT_EQ(ctx, out.port_num, 1);
 		RDMA_KT_EQ(ctx, out.grh.sgid_index, 1);
 		RDMA_KT_EQ(ctx, out.sl, 3);
-		RDMA_KT_EXPECT(ctx, ct_gid_eq(&out.grh.dgid, &dgid), "dgid");
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&out.grh.dgid, &dgid), "dgid");
 		RDMA_KT_EXPECT(ctx, ether_addr_equal(out.roce.dmac, ct_peer_mac),
 			       "dmac %pM", out.roce.dmac);
 	}
@@ -1682,7 +1622,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 		RDMA_KT_EXPECT(ctx, ah->sgid_attr && ah->sgid_attr->index == 0,
 			       "ah->sgid_attr not moved to index 0");
 		RDMA_KT_EXPECT(ctx,
-			       ct_gid_eq(&to_mock_ah(ah)->attr.grh.dgid, &dgid2),
+			       rdma_mock_gid_eq(&to_mock_ah(ah)->attr.grh.dgid, &dgid2),
 			       "driver has the old dgid");
 	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
@@ -1737,6 +1677,7 @@ static void hdr_ipv6(union rdma_network_hdr *hdr, const struct in6_addr *s,
 static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 {
 	union rdma_network_hdr *hdr = kzalloc(sizeof(*hdr), GFP_KERNEL);
+	const struct ib_gid_attr *lattr;
 	struct rdma_ah_attr attr = {};
 	union ib_gid lgid, rgid;
 	struct rdma_mock_ah *mah;
@@ -1766,10 +1707,10 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	}
 	if (!RDMA_KT_EQ(ctx, ret, 0))
 		goto out;
-	if (!RDMA_KT_EXPECT(ctx, rdma_mock_wait_for(!gid_absent(fx.dev, &lgid,
-								IB_GID_TYPE_ROCE_UDP_ENCAP),
-						    CT_WAIT_MS),
-			    "local v2 GID never appeared"))
+	lattr = rdma_mock_gid_wait(fx.dev, &lgid, IB_GID_TYPE_ROCE_UDP_ENCAP);
+	if (lattr)
+		rdma_put_gid_attr(lattr);
+	if (!RDMA_KT_EXPECT(ctx, lattr, "local v2 GID never appeared"))
 		goto out;
 
 	/* Sniffed from the header, then told by the completion. */
@@ -1789,11 +1730,11 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 		RDMA_KT_EQ(ctx, attr.port_num, 1);
 		RDMA_KT_EQ(ctx, attr.sl, 2);
 		RDMA_KT_EXPECT(ctx, attr.ah_flags & IB_AH_GRH, "no GRH");
-		RDMA_KT_EXPECT(ctx, ct_gid_eq(&attr.grh.dgid, &rgid),
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&attr.grh.dgid, &rgid),
 			       "reply dgid %pI6, expected the sender %pI6",
 			       attr.grh.dgid.raw, rgid.raw);
 		RDMA_KT_EXPECT(ctx, attr.grh.sgid_attr &&
-			       ct_gid_eq(&attr.grh.sgid_attr->gid, &lgid) &&
+			       rdma_mock_gid_eq(&attr.grh.sgid_attr->gid, &lgid) &&
 			       attr.grh.sgid_attr->gid_type ==
 			       IB_GID_TYPE_ROCE_UDP_ENCAP,
 			       "reply source is not our v2 GID");
@@ -1819,9 +1760,9 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 			   PTR_ERR(ah))) {
 		mah = to_mock_ah(ah);
 		RDMA_KT_EXPECT(ctx, ah->sgid_attr &&
-			       ct_gid_eq(&ah->sgid_attr->gid, &lgid),
+			       rdma_mock_gid_eq(&ah->sgid_attr->gid, &lgid),
 			       "AH source GID");
-		RDMA_KT_EXPECT(ctx, ct_gid_eq(&mah->attr.grh.dgid, &rgid),
+		RDMA_KT_EXPECT(ctx, rdma_mock_gid_eq(&mah->attr.grh.dgid, &rgid),
 			       "AH dgid %pI6", mah->attr.grh.dgid.raw);
 		RDMA_KT_EXPECT(ctx, ether_addr_equal(mah->attr.roce.dmac,
 						     ct_peer_mac),

@@ -10,6 +10,8 @@
  * and reports it through add_gid()/del_gid(), which are recorded.
  */
 #include <linux/etherdevice.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/netlink.h>
@@ -19,6 +21,7 @@
 #include <net/addrconf.h>
 #include <net/netlink.h>
 #include <net/neighbour.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include "rdma_mock.h"
 
@@ -202,6 +205,75 @@ bool rdma_mock_gid_slot(struct rdma_mock_dev *md, u32 port, unsigned int index,
 	return out->valid;
 }
 EXPORT_SYMBOL_GPL(rdma_mock_gid_slot);
+
+/*
+ * GID table look-ups shared by the test modules.  They go through the
+ * public cache API only; port 1 is the port the fixtures use.
+ */
+
+/* Does slot @index of @port hold a GID?  */
+bool rdma_mock_gid_index_valid(struct ib_device *dev, u32 port, int index)
+{
+	union ib_gid gid;
+
+	return !rdma_query_gid(dev, port, index, &gid);
+}
+EXPORT_SYMBOL_GPL(rdma_mock_gid_index_valid);
+
+/* The entry for (@gid, @type) on port 1, held; NULL if it is not there. */
+const struct ib_gid_attr *rdma_mock_gid_find(struct ib_device *dev,
+					     const union ib_gid *gid,
+					     enum ib_gid_type type)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(dev, gid, type, 1, NULL);
+	return IS_ERR(attr) ? NULL : attr;
+}
+EXPORT_SYMBOL_GPL(rdma_mock_gid_find);
+
+/* Is (@gid, @type) in the table of port 1 right now? */
+bool rdma_mock_gid_present(struct ib_device *dev, const union ib_gid *gid,
+			   enum ib_gid_type type)
+{
+	const struct ib_gid_attr *attr = rdma_mock_gid_find(dev, gid, type);
+
+	if (!attr)
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+EXPORT_SYMBOL_GPL(rdma_mock_gid_present);
+
+/*
+ * Wait up to RDMA_MOCK_GID_WAIT_MS for the core to add (@gid, @type) to
+ * port 1; the entry held, or NULL on timeout.
+ */
+const struct ib_gid_attr *rdma_mock_gid_wait(struct ib_device *dev,
+					     const union ib_gid *gid,
+					     enum ib_gid_type type)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RDMA_MOCK_GID_WAIT_MS);
+	const struct ib_gid_attr *attr;
+
+	for (;;) {
+		attr = rdma_mock_gid_find(dev, gid, type);
+		if (attr || time_after(jiffies, end))
+			return attr;
+		usleep_range(10000, 20000);
+	}
+}
+EXPORT_SYMBOL_GPL(rdma_mock_gid_wait);
+
+/* How many times the core deleted slot @index of port 1. */
+unsigned int rdma_mock_gid_dels(struct rdma_mock_dev *md, unsigned int index)
+{
+	struct rdma_mock_gid_slot slot;
+
+	rdma_mock_gid_slot(md, 1, index, &slot);
+	return slot.dels;
+}
+EXPORT_SYMBOL_GPL(rdma_mock_gid_dels);
 
 /* ---- PD and AH --------------------------------------------------------- */
 

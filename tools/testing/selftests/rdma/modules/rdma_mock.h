@@ -211,6 +211,25 @@ void rdma_mock_destroy(struct rdma_mock_dev *md);
 bool rdma_mock_gid_slot(struct rdma_mock_dev *md, u32 port, unsigned int index,
 			struct rdma_mock_gid_slot *out);
 
+/* GID table look-ups through the core's cache API (port 1). */
+#define RDMA_MOCK_GID_WAIT_MS	3000
+bool rdma_mock_gid_index_valid(struct ib_device *dev, u32 port, int index);
+const struct ib_gid_attr *rdma_mock_gid_find(struct ib_device *dev,
+					     const union ib_gid *gid,
+					     enum ib_gid_type type);
+bool rdma_mock_gid_present(struct ib_device *dev, const union ib_gid *gid,
+			   enum ib_gid_type type);
+const struct ib_gid_attr *rdma_mock_gid_wait(struct ib_device *dev,
+					     const union ib_gid *gid,
+					     enum ib_gid_type type);
+unsigned int rdma_mock_gid_dels(struct rdma_mock_dev *md, unsigned int index);
+
+static inline bool rdma_mock_gid_eq(const union ib_gid *a,
+				    const union ib_gid *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
 /*
  * Complete the oldest receive posted to @qp on its receive CQ with
  * @byte_len bytes, as if a packet had arrived.  -ENOENT if none is posted.
