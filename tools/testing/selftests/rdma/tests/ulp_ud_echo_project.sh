@@ -11,9 +11,8 @@
 # timeout: 240
 
 # shellcheck disable=SC2317 # the phases are called through rdma_test_main
-ULP_UD_ECHO_LIB=1
-ULP_B_STOCK=0
-# shellcheck source=ulp_ud_echo.sh
+export ULP_UD_ECHO_LIB=1 ULP_B_STOCK=0
+# shellcheck source-path=SCRIPTDIR source=ulp_ud_echo.sh
 . "$(dirname "$0")/ulp_ud_echo.sh"
 
 rdma_test_main "$@"
