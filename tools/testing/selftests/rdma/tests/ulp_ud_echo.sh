@@ -131,7 +131,7 @@ guest_b() {
 	check_modules_unload
 }
 
-host_phase() {
+ulp_host_checks() {
 	local res=$1 pcap=$1/wire.pcap n bad r us out
 	local -a tsh=(tshark -n -r "$pcap")
 
@@ -206,5 +206,7 @@ host_phase() {
 		done
 	done
 }
+
+host_phase() { ulp_host_checks "$@"; }
 
 [ -n "${ULP_UD_ECHO_LIB:-}" ] || rdma_test_main "$@"

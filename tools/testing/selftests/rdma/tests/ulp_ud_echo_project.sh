@@ -15,4 +15,7 @@ export ULP_UD_ECHO_LIB=1 ULP_B_STOCK=0
 # shellcheck source-path=SCRIPTDIR source=ulp_ud_echo.sh
 . "$(dirname "$0")/ulp_ud_echo.sh"
 
+# The harness runs a host phase for scripts that define one here.
+host_phase() { ulp_host_checks "$@"; }
+
 rdma_test_main "$@"
