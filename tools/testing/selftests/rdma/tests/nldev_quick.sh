@@ -100,8 +100,11 @@ PY
 		rdma link add mk1 type mock netdev nosuchnetdev0
 	expect_fail "link add: unknown type is EINVAL" 'invalid' \
 		rdma link add mk1 type nosuchtype netdev "$NETDEV"
+	ktap_check "rdma link add mkp0 type mock_pinned netdev $NETDEV" \
+		rdma link add mkp0 type mock_pinned netdev "$NETDEV"
 	expect_fail "link delete: device without IBK_ALLOW_USER_UNREG is EINVAL" 'invalid' \
-		rdma link delete mk0
+		rdma link delete mkp0
+	ktap_check "rdma dev show mkp0: still there" rdma dev show mkp0
 	expect_fail "dev show: unknown device" '.' rdma dev show nosuchdev
 	expect_fail "link show: port out of range" '.' rdma link show mk0/7
 
@@ -166,7 +169,7 @@ expect_err("DELLINK without DEV_INDEX", req(typ(DELLINK)))
 expect_err("RES_GET DRIVER_DETAILS as u32 on absent device", req(typ(RES_GET), u32(1, 0x7ffffff0) + u32(97, 1)))
 r, err = req(typ(GET), flags=0x305)
 print("GET dump after all that: %d messages %s, %d" % (len(r), r, err))
-bad += err != 0 or r != [typ(GET)]
+bad += err != 0 or r != [typ(GET)] * 2  # mk0 and mkp0
 r, err = req(typ(GET), u32(1, 0) + u32(1, 0))
 print("GET with DEV_INDEX twice: %d" % err)
 r, err = req(typ(RES_GET), flags=0x305)
