@@ -1984,7 +1984,6 @@ EXPORT_SYMBOL(ib_register_device);
  */
 static void __ib_unregister_device(struct ib_device *device)
 {
-	bool dealloc;
 	u32 id;
 
 	mutex_lock(&device->unregistration_lock);
@@ -2015,11 +2014,14 @@ static void __ib_unregister_device(struct ib_device *device)
 	ib_free_netdevs(device);
 	ib_teardown_device(device);
 
-	dealloc = device->ops.dealloc_driver;
-	mutex_unlock(&device->unregistration_lock);
-
-	if (dealloc)
+	/*
+	 * Free under the lock: a concurrent caller (ib_unregister_driver()
+	 * at module unload) must not return before dealloc_driver() ran.
+	 * Every caller holds get_device(), so the lock outlives the free.
+	 */
+	if (device->ops.dealloc_driver)
 		ib_dealloc_device(device);
+	mutex_unlock(&device->unregistration_lock);
 }
 
 /**
