@@ -16,7 +16,7 @@
 #include <linux/export.h>
 #include <linux/string.h>
 #include <net/checksum.h>
-#include <rdma/ib_verbs.h>
+#include <rdma/ib_net_hdr.h>
 
 /* RoCE v2 never carries IPv4 options: the header is five 32-bit words. */
 #define RDMA_IPV4_HDR_WORDS	5
