@@ -65,6 +65,7 @@
 #include <linux/device.h>
 #include <linux/hashtable.h>
 #include <linux/inetdevice.h>
+#include <linux/kmod.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -74,6 +75,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
 
 #include "core_priv.h"
 
@@ -818,8 +820,8 @@ static void ib_free_netdevs(struct ib_device *device)
 int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 			 unsigned int port)
 {
+	struct net_device *old, *detached = NULL;
 	struct ib_port_data *pdata;
-	struct net_device *old;
 	unsigned long flags;
 	int ret;
 
@@ -838,6 +840,7 @@ int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
 		goto out;
 	}
+	detached = old;
 	ib_port_drop_netdev(pdata);
 	spin_unlock_irqrestore(&pdata->netdev_lock, flags);
 
@@ -860,6 +863,14 @@ int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 	}
 out:
 	mutex_unlock(&ndev_set_lock);
+
+	/* Only a registered device has a name and index to report. */
+	if (refcount_read(&ib_dev->refcount) && old != ndev) {
+		if (detached)
+			nldev_notify_event(ib_dev, port, RDMA_NETDEV_DETACH_EVENT);
+		if (ndev)
+			nldev_notify_event(ib_dev, port, RDMA_NETDEV_ATTACH_EVENT);
+	}
 	return 0;
 }
 EXPORT_SYMBOL(ib_device_set_netdev);
@@ -956,11 +967,35 @@ static void ib_forget_netdev(struct net_device *ndev)
 	rcu_read_unlock();
 }
 
+/* NETDEV_CHANGENAME: tell "rdma monitor" about every port on @ndev. */
+static void ib_netdev_renamed(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+	u32 port;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return;
+	rdma_for_each_port(ibdev, port) {
+		struct net_device *cur = ib_device_get_netdev(ibdev, port);
+
+		if (cur == ndev)
+			nldev_notify_event(ibdev, port,
+					   RDMA_NL_NETDEV_RENAME_EVENT);
+		dev_put(cur);
+	}
+	ib_device_put(ibdev);
+}
+
 static int ib_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+
 	if (event == NETDEV_UNREGISTER)
-		ib_forget_netdev(netdev_notifier_info_to_dev(ptr));
+		ib_forget_netdev(ndev);
+	else if (event == NETDEV_CHANGENAME)
+		ib_netdev_renamed(ndev);
 	return NOTIFY_DONE;
 }
 
@@ -1284,6 +1319,7 @@ int ib_device_rename(struct ib_device *ibdev, const char *name)
 	up_read(&ibdev->client_data_rwsem);
 	up_read(&ib_clients_rwsem);
 	up_read(&ib_devices_rwsem);
+	nldev_notify_event(ibdev, 0, RDMA_NL_RENAME_EVENT);
 	return 0;
 }
 EXPORT_SYMBOL(ib_device_rename);
@@ -1294,6 +1330,88 @@ static void ib_client_put(struct ib_client *client)
 {
 	if (refcount_dec_and_test(&client->uses))
 		complete(&client->uses_zero);
+}
+
+/* The registered client called @name with a use held, or NULL. */
+static struct ib_client *ib_client_get_by_name(const char *name)
+{
+	struct ib_client *client, *found = NULL;
+	unsigned long id;
+
+	down_read(&ib_clients_rwsem);
+	xa_for_each_marked(&ib_clients, id, client, CLIENT_REGISTERED) {
+		if (!strcmp(client->name, name)) {
+			if (refcount_inc_not_zero(&client->uses))
+				found = client;
+			break;
+		}
+	}
+	up_read(&ib_clients_rwsem);
+	return found;
+}
+
+static int ib_client_nl_info_of(struct ib_device *ibdev,
+				struct ib_client *client,
+				struct ib_client_nl_info *res)
+{
+	void *data;
+	int ret;
+
+	if (!ibdev) {
+		if (!client->get_global_nl_info)
+			return -EOPNOTSUPP;
+		return client->get_global_nl_info(res);
+	}
+	if (!client->get_nl_info)
+		return -EOPNOTSUPP;
+	down_read(&ibdev->client_data_rwsem);
+	if (!xa_get_mark(&ibdev->client_data, client->client_id,
+			 CLIENT_DATA_REGISTERED)) {
+		ret = -EOPNOTSUPP;
+	} else {
+		data = xa_load(&ibdev->client_data, client->client_id);
+		ret = client->get_nl_info(ibdev, data, res);
+	}
+	up_read(&ibdev->client_data_rwsem);
+	return ret;
+}
+
+/**
+ * ib_get_client_nl_info - ask a client which char device it offers
+ * @ibdev: the device (pinned by the caller), or NULL for the client's
+ *	global char device
+ * @client_name: the ib_client name ("uverbs", "umad", "rdma_cm")
+ * @res: in: @res->port and @res->nl_msg; out: the char device (with a
+ *	reference the caller drops with put_device()) and its ABI version
+ *
+ * A client that is not loaded is asked for through its
+ * "rdma-client-<name>" module alias once.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EOPNOTSUPP if no such client, or it has nothing to offer
+ * for @ibdev; the client's error otherwise.
+ */
+int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
+			  struct ib_client_nl_info *res)
+{
+	struct ib_client *client;
+	int ret;
+
+	client = ib_client_get_by_name(client_name);
+	if (!client) {
+		request_module("rdma-client-%s", client_name);
+		client = ib_client_get_by_name(client_name);
+	}
+	if (!client)
+		return -EOPNOTSUPP;
+
+	ret = ib_client_nl_info_of(ibdev, client, res);
+	ib_client_put(client);
+	if (ret)
+		return ret;
+	if (WARN_ON(!res->cdev))
+		return -EINVAL;
+	return 0;
 }
 
 /*
@@ -1641,6 +1759,7 @@ static void ib_teardown_device(struct ib_device *device)
 {
 	ib_free_port_attrs(&device->coredev);
 	device_del(&device->dev);
+	rdma_counters_release(device);
 	ib_cache_cleanup_one(device);
 	rdma_restrack_clean(device);
 }
@@ -1708,9 +1827,12 @@ int ib_register_device(struct ib_device *device, const char *name,
 			   ret);
 		goto err_restrack;
 	}
-	ret = ib_setup_device_attrs(device);
+	ret = rdma_counters_init(device);
 	if (ret)
 		goto err_cache;
+	ret = ib_setup_device_attrs(device);
+	if (ret)
+		goto err_counters;
 
 	/* The ADD uevent waits until the ports are in sysfs too. */
 	dev_set_uevent_suppress(&device->dev, true);
@@ -1732,6 +1854,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	dev_set_uevent_suppress(&device->dev, false);
 	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
 	ib_rescan_roce(device);
+	nldev_notify_event(device, 0, RDMA_REGISTER_EVENT);
 
 	/* Last touch: a racing unregistration may free the device now. */
 	ib_device_put(device);
@@ -1743,6 +1866,8 @@ err_del:
 	device_del(&device->dev);
 err_uevent:
 	dev_set_uevent_suppress(&device->dev, false);
+err_counters:
+	rdma_counters_release(device);
 err_cache:
 	ib_cache_cleanup_one(device);
 	/* Nothing saw the tables: free them now, so a retry starts clean. */
@@ -1772,6 +1897,7 @@ static void __ib_unregister_device(struct ib_device *device)
 	}
 
 	/* 1. No new lookup or client walk finds the device. */
+	nldev_notify_event(device, 0, RDMA_UNREGISTER_EVENT);
 	down_write(&ib_devices_rwsem);
 	xa_clear_mark(&ib_devices, device->index, DEVICE_REGISTERED);
 	up_write(&ib_devices_rwsem);
