@@ -81,6 +81,41 @@ UNIT_TEST(net_hdr, version_bad_checksum_behind_v6_pad_is_v6)
 	EXPECT_EQ(ib_get_rdma_header_version(&h), 6);
 }
 
+/*
+ * Regression (found by fuzz_net_hdr): an IPv4 header whose other fields sum
+ * to 0xffff has checksum zero, which may be carried as 0x0000 or as 0xffff;
+ * the IP stack accepts both.  Recomputing and comparing refused 0xffff and
+ * called a valid IPv4 header IPv6.
+ */
+UNIT_TEST(net_hdr, version_accepts_both_zero_checksums)
+{
+	union rdma_network_hdr h;
+	u8 *ip = (u8 *)&h.roce4grh;
+	u32 sum = 0;
+	unsigned int i;
+
+	make_v4(&h, 0x60);
+	/* Choose the ID so that every 16-bit word but the check sums to 0xffff. */
+	ip[4] = 0;
+	ip[5] = 0;
+	for (i = 0; i < 20; i += 2)
+		if (i != 10)
+			sum += ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ip[4] = (0xffff - sum) >> 8;
+	ip[5] = (0xffff - sum) & 0xff;
+
+	ip[10] = 0xff;
+	ip[11] = 0xff;
+	EXPECT_EQ(ib_get_rdma_header_version(&h), 4);
+	ip[10] = 0;
+	ip[11] = 0;
+	EXPECT_EQ(ib_get_rdma_header_version(&h), 4);
+	ip[11] = 1;
+	EXPECT_EQ(ib_get_rdma_header_version(&h), 6);
+}
+
 UNIT_TEST(net_hdr, version_checksum_not_needed_without_v6_nibble)
 {
 	union rdma_network_hdr h;
