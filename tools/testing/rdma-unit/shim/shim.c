@@ -8,9 +8,12 @@
 #include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 #include "shim.h"
 
+struct task_struct shim_current_task = { .comm = "rdma-unit" };
 unsigned int shim_warn_count;
 int shim_warn_fatal;
 int shim_quiet;
@@ -44,4 +47,39 @@ ssize_t shim_strscpy(char *dst, const char *src, size_t size)
 	}
 	memcpy(dst, src, len + 1);
 	return (ssize_t)len;
+}
+
+struct sk_buff *alloc_skb(unsigned int size, gfp_t gfp)
+{
+	struct sk_buff *skb = calloc(1, sizeof(*skb));
+
+	if (!skb)
+		return NULL;
+	skb->head = malloc(size ? size : 1);
+	if (!skb->head) {
+		free(skb);
+		return NULL;
+	}
+	skb->data = skb->head;
+	skb->tail = skb->head;
+	skb->end = skb->head + size;
+	return skb;
+}
+
+void kfree_skb(struct sk_buff *skb)
+{
+	if (skb)
+		free(skb->head);
+	free(skb);
+}
+
+void *skb_put(struct sk_buff *skb, unsigned int len)
+{
+	unsigned char *p = skb->tail;
+
+	if (len > (unsigned int)(skb->end - skb->tail))
+		shim_bug(__FILE__, __LINE__, "skb_put past the end");
+	skb->tail += len;
+	skb->len += len;
+	return p;
 }

@@ -9,6 +9,7 @@
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
