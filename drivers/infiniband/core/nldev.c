@@ -58,15 +58,14 @@
 #include "core_priv.h"
 #include "nldev_priv.h"
 
-static_assert(NLDEV_NAME_LEN == IB_DEVICE_NAME_MAX - 1);
-static_assert(NLDEV_IFNAME_LEN == IFNAMSIZ - 1);
-static_assert(NLDEV_COMM_LEN == TASK_COMM_LEN - 1);
-static_assert(NLDEV_FW_LEN == IB_FW_VERSION_NAME_MAX - 1);
+static_assert(IB_DEVICE_NAME_MAX - 1 == NLDEV_NAME_LEN);
+static_assert(IFNAMSIZ - 1 == NLDEV_IFNAME_LEN);
+static_assert(TASK_COMM_LEN - 1 == NLDEV_COMM_LEN);
+static_assert(IB_FW_VERSION_NAME_MAX - 1 == NLDEV_FW_LEN);
 
 /* The registered device a request's DEV_INDEX names, pinned; or NULL. */
-struct ib_device *nldev_get_device(struct sk_buff *skb,
-					  struct nlattr **tb,
-					  struct netlink_ext_ack *extack)
+struct ib_device *nldev_get_device(struct sk_buff *skb, struct nlattr **tb,
+				   struct netlink_ext_ack *extack)
 {
 	struct ib_device *device;
 
@@ -259,9 +258,8 @@ cancel:
  * A fresh reply to @nlh for command @cmd, with its header in place;
  * NULL on allocation failure.
  */
-struct sk_buff *nldev_new_reply(struct sk_buff *skb,
-				       struct nlmsghdr *nlh, u32 cmd,
-				       struct nlmsghdr **reply_nlh)
+struct sk_buff *nldev_new_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
+				u32 cmd, struct nlmsghdr **reply_nlh)
 {
 	struct sk_buff *msg;
 
@@ -279,7 +277,7 @@ struct sk_buff *nldev_new_reply(struct sk_buff *skb,
 
 /* Finish a reply built with nldev_new_reply() and send it; consumes @msg. */
 int nldev_send_reply(struct sk_buff *skb, struct sk_buff *msg,
-			    struct nlmsghdr *reply_nlh)
+		     struct nlmsghdr *reply_nlh)
 {
 	nlmsg_end(msg, reply_nlh);
 	return rdma_nl_unicast(sock_net(skb->sk), msg,
@@ -347,10 +345,9 @@ bool nldev_show_details(struct nlattr **tb)
  * named by DEV_INDEX, let @fill write the body, send.
  */
 int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			     struct netlink_ext_ack *extack, u32 cmd,
-			     int (*fill)(struct sk_buff *msg,
-					 struct ib_device *device,
-					 struct nldev_dump_ctx *ctx))
+		      struct netlink_ext_ack *extack, u32 cmd,
+		      int (*fill)(struct sk_buff *msg, struct ib_device *device,
+				  struct nldev_dump_ctx *ctx))
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct nldev_dump_ctx ctx = { .cmd = cmd, .tb = tb };
@@ -991,6 +988,7 @@ static int nldev_res_get_dumpit(struct sk_buff *skb,
 	.doit = nldev_res_get_obj_doit, \
 	.dump = nldev_res_get_obj_dumpit, \
 }
+
 #define NLDEV_RES_RAW_CMD { \
 	.doit = nldev_res_get_obj_doit, \
 	.dump = nldev_res_get_obj_dumpit, \

@@ -586,17 +586,16 @@ int nldev_res_get_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	while ((res = res_next(device, kind->type, &id, details))) {
 		err = res_dump_entry(skb, kind, admin, res, port);
 		rdma_restrack_put(res);
-		if (err == -EAGAIN) {
-			err = 0;
-		} else if (err == -EMSGSIZE && count) {
+		if (err == -EMSGSIZE && count) {
 			/* Full: this entry opens the next round. */
 			err = 0;
 			break;
-		} else if (err) {
-			break;
-		} else {
-			count++;
 		}
+		if (err && err != -EAGAIN)
+			break;
+		if (!err)
+			count++;
+		err = 0;
 		if (id == U32_MAX)
 			break;
 		id++;
