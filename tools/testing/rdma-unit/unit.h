@@ -65,10 +65,12 @@ unsigned int unit_failures(void);
 #define EXPECT_LE(a, b)		EXPECT_CMP(a, <=, b)
 #define EXPECT_GE(a, b)		EXPECT_CMP(a, >=, b)
 
-#define EXPECT_MEMEQ(a, b, n)						\
-	(!memcmp((a), (b), (n)) ? true :				\
-	 unit_fail(__FILE__, __LINE__, "expected %s == %s (%zu bytes)", \
-		   #a, #b, (size_t)(n)))
+#define EXPECT_MEMEQ(a, b, n) ({					\
+	size_t __n = (n);						\
+	!memcmp((a), (b), __n) ? true :					\
+	unit_fail(__FILE__, __LINE__, "expected %s == %s (%zu bytes)",	\
+		  #a, #b, __n);						\
+})
 #define EXPECT_STREQ(a, b) ({						\
 	const char *__a = (a), *__b = (b);				\
 	(__a && __b && !strcmp(__a, __b)) ? true :			\

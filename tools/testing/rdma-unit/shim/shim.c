@@ -78,7 +78,7 @@ void *skb_put(struct sk_buff *skb, unsigned int len)
 	unsigned char *p = skb->tail;
 
 	if (len > (unsigned int)(skb->end - skb->tail))
-		shim_bug(__FILE__, __LINE__, "skb_put past the end");
+		shim_bug(__FILE__, __LINE__, __func__);
 	skb->tail += len;
 	skb->len += len;
 	return p;
