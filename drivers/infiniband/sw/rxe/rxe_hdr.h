@@ -385,6 +385,8 @@ enum rxe_drop rxe_check_transport(const struct rxe_pkt *pkt, u32 qp_mask,
 enum rxe_drop rxe_check_seg_len(const struct rxe_pkt *pkt, u32 mtu);
 bool rxe_qkey_ok(u32 qpn, u32 qp_qkey, u32 pkt_qkey);
 bool rxe_pkey_ok(u16 pkt_pkey, u16 own_pkey);
+enum rxe_drop rxe_rcv_check(const u8 *l3, bool ipv6, const u8 *udp, u32 len,
+			    struct rxe_pkt *pkt);
 
 /* ---- ICRC ----------------------------------------------------------------- */
 
