@@ -192,3 +192,126 @@ UNIT_TEST(rxe_validate, pkey_rules)
 	EXPECT_FALSE(rxe_pkey_ok(0x8000, 0x8000));	/* invalid P_Key */
 	EXPECT_FALSE(rxe_pkey_ok(0x0000, 0xffff));
 }
+
+/*
+ * rxe_rcv_check(): the whole receive path before the QP lookup, on whole
+ * packets from the IP header on.  @pkt is an exactly sized private copy;
+ * the ICRC is recomputed after an edit so that the later checks are
+ * reached.
+ */
+static enum rxe_drop rcv(u8 *p, u32 len, bool ipv6, struct rxe_pkt *pkt)
+{
+	unsigned int l3 = ipv6 ? RXE_IPV6_BYTES : RXE_IPV4_BYTES;
+
+	return rxe_rcv_check(p, ipv6, p + l3, len - l3, pkt);
+}
+
+static void reseal(u8 *p, u32 len, bool ipv6)
+{
+	unsigned int l3 = ipv6 ? RXE_IPV6_BYTES : RXE_IPV4_BYTES;
+	u32 body = len - l3 - RXE_ICRC_BYTES;
+
+	rxe_icrc_put(p + l3 + body, rxe_icrc_compute(p, ipv6, p + l3, body));
+}
+
+static u8 *dup_pkt(const u8 *src, u32 len)
+{
+	u8 *p = malloc(len);
+
+	memcpy(p, src, len);
+	return p;
+}
+
+UNIT_TEST(rxe_rcv_check, reference_packets_pass)
+{
+	struct rxe_pkt pkt;
+	u8 *p;
+
+	p = dup_pkt(stock_ud_a, sizeof(stock_ud_a));
+	EXPECT_EQ(rcv(p, sizeof(stock_ud_a), false, &pkt), RXE_DROP_NONE);
+	EXPECT_EQ(pkt.qpn, 0x11);
+	EXPECT_EQ(pkt.paylen, 64);
+	free(p);
+	p = dup_pkt(ipv6_ud, sizeof(ipv6_ud));
+	EXPECT_EQ(rcv(p, sizeof(ipv6_ud), true, &pkt), RXE_DROP_NONE);
+	EXPECT_EQ(pkt.paylen, 16);
+	free(p);
+}
+
+UNIT_TEST(rxe_rcv_check, each_drop_reason)
+{
+	u32 len = sizeof(stock_ud_a);
+	struct rxe_pkt pkt;
+	u8 *p;
+
+	p = dup_pkt(stock_ud_a, len);
+	p[0] = 0x46;				/* IPv4 options */
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_MALFORMED);
+	free(p);
+	p = dup_pkt(stock_ud_a, len);
+	EXPECT_EQ(rxe_rcv_check(p, false, p + 20, 7, &pkt), RXE_DROP_MALFORMED);
+	EXPECT_EQ(rxe_rcv_check(p, false, p + 20, 8, &pkt), RXE_DROP_LENGTH);
+	p[20 + 8 + 1] |= 1;			/* transport version */
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_VERSION);
+	free(p);
+	p = dup_pkt(stock_ud_a, len);
+	p[len - 10] ^= 0x01;			/* payload bit */
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_ICRC);
+	free(p);
+	p = dup_pkt(stock_ud_a, len);
+	p[20 + 8 + 2] = 0x80;			/* P_Key 0x80ff */
+	reseal(p, len, false);
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_PKEY);
+	free(p);
+}
+
+UNIT_TEST(rxe_rcv_check, multicast_takes_ud_to_the_multicast_qpn)
+{
+	u32 len = sizeof(stock_ud_a);
+	struct rxe_pkt pkt;
+	u8 *p = dup_pkt(stock_ud_a, len);
+
+	p[16] = 239;				/* 239.0.0.1 */
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_ICRC);
+	reseal(p, len, false);
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_QPN);
+	rxe_put24(p + 20 + 8 + 5, RXE_MCAST_QPN);
+	reseal(p, len, false);
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_NONE);
+	/* 240.0.0.0/4 is not multicast: any QPN goes to the QP lookup. */
+	p[16] = 240;
+	rxe_put24(p + 20 + 8 + 5, 0x11);
+	reseal(p, len, false);
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_NONE);
+	/* An RC SEND_ONLY to the multicast QPN of a group: still refused. */
+	p[16] = 224;
+	p[20 + 8] = 0x04;
+	rxe_put24(p + 20 + 8 + 5, RXE_MCAST_QPN);
+	reseal(p, len, false);
+	EXPECT_EQ(rcv(p, len, false, &pkt), RXE_DROP_QPN);
+	EXPECT_EQ(pkt.paylen, 72);
+	free(p);
+}
+
+UNIT_TEST(rxe_rcv_check, ipv6_multicast_and_v4_mapped)
+{
+	u32 len = sizeof(ipv6_ud);
+	struct rxe_pkt pkt;
+	u8 *p = dup_pkt(ipv6_ud, len);
+
+	p[24] = 0xff;				/* ff80::... */
+	reseal(p, len, true);
+	EXPECT_EQ(rcv(p, len, true, &pkt), RXE_DROP_QPN);
+	/* ::ffff:224.0.0.1 as an IPv6 destination is multicast too. */
+	memset(p + 24, 0, 16);
+	p[34] = 0xff;
+	p[35] = 0xff;
+	p[36] = 224;
+	p[39] = 1;
+	reseal(p, len, true);
+	EXPECT_EQ(rcv(p, len, true, &pkt), RXE_DROP_QPN);
+	p[36] = 10;				/* ::ffff:10.0.0.1: unicast */
+	reseal(p, len, true);
+	EXPECT_EQ(rcv(p, len, true, &pkt), RXE_DROP_NONE);
+	free(p);
+}
