@@ -6,6 +6,8 @@
  * codes of table 45.
  */
 #include <linux/kernel.h>
+#include <net/checksum.h>
+#include <rdma/ib_net_hdr.h>
 #include "../../../drivers/infiniband/sw/rxe/rxe_hdr.h"
 #include "rxe_vectors.h"
 #include "unit.h"
@@ -270,4 +272,89 @@ UNIT_TEST(rxe_timers, ack_timeout)
 	EXPECT_EQ(rxe_ack_timeout_usecs(1), 8);
 	EXPECT_EQ(rxe_ack_timeout_usecs(14), 67108);
 	EXPECT_EQ(rxe_ack_timeout_usecs(31), 8796093022ULL);
+}
+
+UNIT_TEST(rxe_hdr, udp_layout)
+{
+	static const u8 want[8] = { 0xc0, 0x01, 0x12, 0xb7, 0x04, 0x00, 0, 0 };
+	u8 h[8];
+
+	memset(h, 0xee, sizeof(h));
+	rxe_udp_build(h, 0xc001, 1024);
+	EXPECT_MEMEQ(h, want, 8);
+	EXPECT_EQ(rxe_udp_sport(h), 0xc001);
+	EXPECT_EQ(rxe_udp_dport(h), 4791);
+	EXPECT_EQ(rxe_udp_len(h), 1024);
+}
+
+UNIT_TEST(rxe_hdr, ipv4_layout_and_core_agreement)
+{
+	static const u8 s[4] = { 192, 168, 1, 2 }, d[4] = { 10, 0, 0, 1 };
+	static const u8 want[20] = { 0x45, 0x28, 0x01, 0x00, 0, 0, 0x40, 0x00,
+				     0x3f, 0x11, 0, 0, 192, 168, 1, 2, 10, 0, 0, 1 };
+	union rdma_network_hdr area;
+	union ib_gid sgid, dgid;
+	u8 *h = (u8 *)&area.roce4grh;
+	__sum16 c;
+
+	memset(&area, 0x60, sizeof(area));
+	rxe_ipv4_build(h, 0x28, 256, 63, s, d);
+	EXPECT_MEMEQ(h, want, 20);
+	/* With the checksum the IP layer adds, the core reads it back as IPv4. */
+	c = ip_fast_csum(h, 5);
+	memcpy(h + 10, &c, 2);
+	EXPECT_EQ(ib_get_rdma_header_version(&area), 4);
+	EXPECT_EQ(ib_get_gids_from_rdma_hdr(&area, RDMA_NETWORK_IPV4, &sgid, &dgid), 0);
+	EXPECT_MEMEQ(sgid.raw + 12, s, 4);
+	EXPECT_MEMEQ(dgid.raw + 12, d, 4);
+}
+
+UNIT_TEST(rxe_hdr, ipv6_layout_and_core_agreement)
+{
+	static const u8 s[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0, 0xff, 0xfe, 0, 0, 1 };
+	static const u8 d[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+	union rdma_network_hdr area;
+	union ib_gid sgid, dgid;
+	u8 *h = (u8 *)&area;
+
+	/* Flow label bits above the low 20 do not leak into the class. */
+	rxe_ipv6_build(h, 0xa5, 0xfff12345, 300, 7, s, d);
+	EXPECT_EQ(h[0], 0x6a);
+	EXPECT_EQ(h[1], 0x51);
+	EXPECT_EQ(h[2], 0x23);
+	EXPECT_EQ(h[3], 0x45);
+	EXPECT_EQ(rxe_get16(h + 4), 300);
+	EXPECT_EQ(h[6], 17);
+	EXPECT_EQ(h[7], 7);
+	EXPECT_EQ(be32_to_cpu(area.ibgrh.version_tclass_flow) & IB_GRH_FLOWLABEL_MASK,
+		  0x12345);
+	EXPECT_EQ(ib_get_rdma_header_version(&area), 6);
+	EXPECT_EQ(ib_get_gids_from_rdma_hdr(&area, RDMA_NETWORK_IPV6, &sgid, &dgid), 0);
+	EXPECT_MEMEQ(sgid.raw, s, 16);
+	EXPECT_MEMEQ(dgid.raw, d, 16);
+}
+
+/*
+ * The builders, given the field values of a packet the stock rxe sent,
+ * produce it byte for byte, ICRC included (the IP layer's identification
+ * and checksum set as the IP layer would).
+ */
+UNIT_TEST(rxe_hdr, rebuild_stock_packet)
+{
+	static const u8 s[4] = { 10, 0, 0, 2 }, d[4] = { 10, 0, 0, 1 };
+	u32 len = sizeof(stock_ud_a);
+	u8 *p = calloc(1, len);
+	__sum16 c;
+
+	rxe_ipv4_build(p, 0, len, 64, s, d);
+	rxe_put16(p + 4, 0x4fdc);
+	c = ip_fast_csum(p, 5);
+	memcpy(p + 10, &c, 2);
+	rxe_udp_build(p + 20, 0xf806, len - 20);
+	rxe_bth_build(p + 28, 0x64, false, 0, 0xffff, 0x11, false, 0xcf42fa);
+	rxe_deth_build(p + 40, 0x11111111, 0x12);
+	memset(p + 48, 0x7b, 64);
+	rxe_icrc_put(p + len - 4, rxe_icrc_compute(p, false, p + 20, len - 24));
+	EXPECT_MEMEQ(p, stock_ud_a, len);
+	free(p);
 }
