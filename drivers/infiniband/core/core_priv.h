@@ -166,6 +166,10 @@ struct ib_client_nl_info {
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);
 
+/* Namespace mode (device.c): shared or exclusive. */
+bool rdma_netns_shared(void);
+int rdma_set_netns_shared(bool shared);
+
 /* ---- counters.c: per-port hardware counters ----------------------------- */
 
 int rdma_counters_init(struct ib_device *device);

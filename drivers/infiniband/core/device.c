@@ -321,22 +321,76 @@ EXPORT_SYMBOL(ibdev_info);
 
 /* ---- small helpers of the API ---------------------------------------------------- */
 
+/*
+ * Namespace mode.  Shared (the default): every device is visible from
+ * every network namespace.  Exclusive: a device is visible only from the
+ * namespace it belongs to (ib_core_device.rdma_net, init_net for every
+ * device today, since no provider here can move).  Set at load time with
+ * the netns_mode parameter or later with "rdma system set netns"; read
+ * locklessly, written under ib_devices_rwsem.
+ */
+static bool ib_devices_shared_netns = true;
+module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);
+MODULE_PARM_DESC(netns_mode,
+		 "Share RDMA devices with all net namespaces (default) or only with the namespace they belong to");
+
 /**
  * rdma_dev_access_netns - may a namespace see an RDMA device?
  * @device: the device
  * @net: the namespace asking
  *
- * The core runs in shared mode only: every device is visible from every
- * network namespace.
- *
- * Return: true.
+ * Return: true in shared mode; in exclusive mode, true only if @device
+ * belongs to @net.
  */
 bool rdma_dev_access_netns(const struct ib_device *device,
 			   const struct net *net)
 {
-	return true;
+	return READ_ONCE(ib_devices_shared_netns) ||
+	       net_eq(read_pnet(&device->coredev.rdma_net), net);
 }
 EXPORT_SYMBOL(rdma_dev_access_netns);
+
+/**
+ * rdma_netns_shared - the namespace mode
+ *
+ * Return: true in shared mode, false in exclusive mode.
+ */
+bool rdma_netns_shared(void)
+{
+	return READ_ONCE(ib_devices_shared_netns);
+}
+
+/**
+ * rdma_set_netns_shared - switch the namespace mode
+ * @shared: true for shared mode, false for exclusive mode
+ *
+ * Shared mode cannot come back while a device belongs to a namespace
+ * other than init_net (it would become visible everywhere).
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -EBUSY.
+ */
+int rdma_set_netns_shared(bool shared)
+{
+	struct ib_device *dev;
+	unsigned long index;
+	int ret = 0;
+
+	down_write(&ib_devices_rwsem);
+	if (shared && !ib_devices_shared_netns) {
+		xa_for_each(&ib_devices, index, dev) {
+			if (!net_eq(read_pnet(&dev->coredev.rdma_net),
+				    &init_net)) {
+				ret = -EBUSY;
+				break;
+			}
+		}
+	}
+	if (!ret)
+		WRITE_ONCE(ib_devices_shared_netns, shared);
+	up_write(&ib_devices_rwsem);
+	return ret;
+}
 
 /**
  * rdma_node_get_transport - transport implied by a node type
@@ -1714,6 +1768,48 @@ static int ib_query_device_attrs(struct ib_device *device)
 }
 
 /*
+ * In exclusive mode a device belongs to the namespace of the netdev under
+ * its first port (a container's "rdma link add" makes a device only the
+ * container sees); otherwise, and without a netdev, to init_net.  Registry
+ * lock held for write, so the mode cannot change meanwhile.
+ */
+static void ib_assign_netns(struct ib_device *device)
+{
+	struct net_device *ndev;
+	struct net *net = &init_net;
+
+	if (!ib_devices_shared_netns) {
+		ndev = ib_device_get_netdev(device, rdma_start_port(device));
+		if (ndev)
+			net = dev_net(ndev);
+		dev_put(ndev);
+	}
+	write_pnet(&device->coredev.rdma_net, net);
+}
+
+/*
+ * A namespace goes away: its devices fall back to init_net.  Their
+ * netdevs are gone or moving back there too; providers remove devices
+ * whose netdev is unregistered.
+ */
+static void __net_exit ib_netns_exit(struct net *net)
+{
+	struct ib_device *dev;
+	unsigned long index;
+
+	down_write(&ib_devices_rwsem);
+	xa_for_each(&ib_devices, index, dev) {
+		if (net_eq(read_pnet(&dev->coredev.rdma_net), net))
+			write_pnet(&dev->coredev.rdma_net, &init_net);
+	}
+	up_write(&ib_devices_rwsem);
+}
+
+static struct pernet_operations ib_netns_ops = {
+	.exit = ib_netns_exit,
+};
+
+/*
  * Make the device visible: registration reference, mark, then every
  * registered client in id order.  The caller gets a second reference of
  * its own so that a racing unregistration cannot finish under it.
@@ -1727,6 +1823,7 @@ static void ib_publish_device(struct ib_device *device)
 	refcount_set(&device->refcount, 2);
 
 	down_write(&ib_devices_rwsem);
+	ib_assign_netns(device);
 	xa_set_mark(&ib_devices, device->index, DEVICE_REGISTERED);
 	/* Still a reader: no client registration interleaves the walk. */
 	downgrade_write(&ib_devices_rwsem);
@@ -2682,9 +2779,12 @@ static int __init ib_core_init(void)
 		pr_warn("ib_core: cannot register the infiniband class\n");
 		goto err_wq;
 	}
-	ret = register_netdevice_notifier(&ib_netdev_nb);
+	ret = register_pernet_subsys(&ib_netns_ops);
 	if (ret)
 		goto err_class;
+	ret = register_netdevice_notifier(&ib_netdev_nb);
+	if (ret)
+		goto err_pernet;
 	ret = addr_init();
 	if (ret) {
 		pr_warn("ib_core: address resolution init failed: %d\n", ret);
@@ -2716,6 +2816,8 @@ err_addr:
 	addr_cleanup();
 err_notifier:
 	unregister_netdevice_notifier(&ib_netdev_nb);
+err_pernet:
+	unregister_pernet_subsys(&ib_netns_ops);
 err_class:
 	class_unregister(&ib_class);
 err_wq:
@@ -2738,6 +2840,7 @@ static void __exit ib_core_exit(void)
 	ib_cache_cleanup();
 	addr_cleanup();
 	unregister_netdevice_notifier(&ib_netdev_nb);
+	unregister_pernet_subsys(&ib_netns_ops);
 	class_unregister(&ib_class);
 	ib_core_destroy_wqs();
 	/* Providers unregister and free their devices before we can go. */

@@ -9,8 +9,8 @@
  * Commands:
  *   GET (doit, dump)       device: index, name, port count, capabilities,
  *                          firmware, GUIDs, node type, DIM, protocol
- *   SET                    rename; netns move and DIM refused (shared
- *                          namespace mode, no adaptive moderation)
+ *   SET                    rename; netns move and DIM refused (no
+ *                          provider can move, no adaptive moderation)
  *   PORT_GET (doit, dump)  port: state, IB addressing, netdev
  *   SYS_GET / SYS_SET      namespace mode and system flags
  *   NEWLINK / DELLINK      "rdma link add/delete" through rdma_link_ops
@@ -523,11 +523,12 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -ENOMEM;
 
 	/*
-	 * Devices are shared by every namespace; no privileged Q_Key mode;
+	 * The namespace mode; no privileged Q_Key mode;
 	 * pinned pages are copied on fork by the memory manager itself;
 	 * device events go to RDMA_NL_GROUP_NOTIFY (nldev_notify_event()).
 	 */
-	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
+	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE,
+		       rdma_netns_shared()) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE, 0) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_MONITOR_MODE, 1)) {
@@ -540,11 +541,9 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 /* ---- SYS_SET --------------------------------------------------------------- */
 
 /*
- * Namespace mode: devices are shared by every namespace (1).  Exclusive
- * mode (0), where a device lives in one namespace and moves with
- * "rdma dev set ... netns", is not implemented; asking for it is
- * -EOPNOTSUPP so that nobody believes the devices are isolated.  The
- * privileged Q_Key mode is fixed at 0 for the same reason.
+ * Namespace mode: shared (1) or exclusive (0), switched from init_net
+ * only.  The privileged Q_Key mode is fixed at 0: asking for it is
+ * -EOPNOTSUPP so that nobody believes it is enforced.
  */
 static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
@@ -570,17 +569,23 @@ static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		NL_SET_ERR_MSG_ATTR(extack, qkey, "Privileged Q_Key mode is 0 or 1");
 		return -EINVAL;
 	}
-	if (mode && nla_get_u8(mode) == 0) {
-		NL_SET_ERR_MSG_ATTR(extack, mode,
-				    "Exclusive namespace mode is not supported");
-		return -EOPNOTSUPP;
-	}
 	if (qkey && nla_get_u8(qkey)) {
 		NL_SET_ERR_MSG_ATTR(extack, qkey,
 				    "Privileged Q_Key mode is not supported");
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	if (!mode)
+		return 0;
+	if (!net_eq(sock_net(skb->sk), &init_net)) {
+		NL_SET_ERR_MSG_ATTR(extack, mode,
+				    "The namespace mode is set from the initial namespace");
+		return -EPERM;
+	}
+	err = rdma_set_netns_shared(nla_get_u8(mode));
+	if (err)
+		NL_SET_ERR_MSG_ATTR(extack, mode,
+				    "A device belongs to another namespace");
+	return err;
 }
 
 /* ---- SET ------------------------------------------------------------------- */
@@ -626,9 +631,16 @@ static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	if (tb[RDMA_NLDEV_ATTR_DEV_NAME]) {
 		err = nldev_rename(device, tb[RDMA_NLDEV_ATTR_DEV_NAME], extack);
 	} else if (tb[RDMA_NLDEV_NET_NS_FD]) {
-		/* Moving a device needs exclusive mode, see SYS_SET. */
-		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_NET_NS_FD],
-				    "Devices are shared by all namespaces and cannot move");
+		/*
+		 * Moving needs exclusive mode, and a provider that can drop
+		 * its user contexts; none here can, as upstream's rxe cannot.
+		 */
+		if (rdma_netns_shared())
+			NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_NET_NS_FD],
+					    "Devices are shared by all namespaces and cannot move");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_NET_NS_FD],
+					    "The provider cannot move its devices");
 		err = -EOPNOTSUPP;
 	} else if (tb[RDMA_NLDEV_ATTR_DEV_DIM]) {
 		/* The policy already refused values above 1. */

@@ -23,6 +23,7 @@
 #include <rdma/ib_verbs.h>
 #include "rdma_ktap.h"
 #include "rdma_mock.h"
+#include "rdma_mock_fx.h"
 
 #define CT_WAIT_MS	3000
 /* Default IPv4 TTL and IPv6 hop limit of a fresh namespace. */
@@ -90,41 +91,10 @@ static void addr_cleanup(void)
 
 /* ---- a registered device on the netdev with a PD ----------------------- */
 
-struct ct_fx {
-	struct rdma_mock_dev *md;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-};
-
-static bool fx_init(struct rdma_ktap_ctx *ctx, struct ct_fx *fx,
+static bool fx_init(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx,
 		    const struct rdma_mock_opts *opts)
 {
-	struct rdma_mock_dev *md;
-	struct ib_pd *pd;
-
-	memset(fx, 0, sizeof(*fx));
-	md = rdma_mock_create(ct_ndev, opts);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(md), "registering a mock device: %ld",
-			    PTR_ERR(md)))
-		return false;
-	fx->md = md;
-	fx->dev = &md->ibdev;
-	pd = ib_alloc_pd(fx->dev, 0);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd)))
-		return false;
-	fx->pd = pd;
-	return RDMA_KT_EXPECT(ctx,
-			      rdma_mock_wait_for(rdma_mock_gid_index_valid(fx->dev, 1, 0) &&
-						 rdma_mock_gid_index_valid(fx->dev, 1, 1),
-						 CT_WAIT_MS),
-			      "default GIDs 0 and 1 never appeared");
-}
-
-static void fx_fini(struct ct_fx *fx)
-{
-	if (fx->pd)
-		ib_dealloc_pd(fx->pd);
-	rdma_mock_destroy(fx->md);
+	return rdma_mock_fx_init(ctx, fx, ct_ndev, opts, CT_WAIT_MS);
 }
 
 static void ah_attr_init(struct ib_device *dev, struct rdma_ah_attr *attr,
@@ -845,7 +815,7 @@ out:
 
 static void events_gid_change(struct rdma_ktap_ctx *ctx)
 {
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	struct ev_rec r;
 	bool reg = false;
 	int before;
@@ -866,7 +836,7 @@ out:
 	if (reg)
 		ib_unregister_event_handler(&r.h);
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- the RoCE GID table ------------------------------------------------ */
@@ -879,7 +849,7 @@ static void gid_default_entries(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_gid_slot slot;
 	struct net_device *ndev;
 	union ib_gid want, got;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int i;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -914,7 +884,7 @@ static void gid_default_entries(struct rdma_ktap_ctx *ctx)
 	}
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
@@ -925,7 +895,7 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	struct rdma_mock_gid_slot slot;
 	int idx[2] = { -1, -1 };
 	union ib_gid gid, got;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int i;
 
 	if (v6)
@@ -995,7 +965,7 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void gid_ipv4_entries(struct rdma_ktap_ctx *ctx)
@@ -1012,7 +982,7 @@ static void gid_lookup_errors(struct rdma_ktap_ctx *ctx)
 {
 	const struct ib_gid_attr *attr;
 	union ib_gid gid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -1055,14 +1025,14 @@ static void gid_lookup_errors(struct rdma_ktap_ctx *ctx)
 	if (!IS_ERR(attr))
 		rdma_put_gid_attr(attr);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void gid_l2_fields(struct rdma_ktap_ctx *ctx)
 {
 	const struct ib_gid_attr *attr;
 	u8 mac[ETH_ALEN] = {};
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	u16 vlan = 0;
 	int i, ret;
 
@@ -1081,7 +1051,7 @@ static void gid_l2_fields(struct rdma_ktap_ctx *ctx)
 		rdma_put_gid_attr(attr);
 	}
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /*
@@ -1096,7 +1066,7 @@ static void gid_del_while_ah_holds(struct rdma_ktap_ctx *ctx)
 	struct ib_ah *ah = NULL;
 	union ib_gid gid, dgid;
 	unsigned int dels;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int idx;
 
 	gid_v4(&gid, CT_ADDR4);
@@ -1139,7 +1109,7 @@ out:
 	if (ah)
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- sysfs ------------------------------------------------------------- */
@@ -1187,7 +1157,7 @@ static void sysfs_files(struct rdma_ktap_ctx *ctx)
 	char *want = kzalloc(SYSFS_BUF, GFP_KERNEL);
 	const __be16 *guid;
 	union ib_gid gid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!RDMA_KT_EXPECT(ctx, buf && want, "no memory"))
 		goto out_free;
@@ -1217,7 +1187,7 @@ static void sysfs_files(struct rdma_ktap_ctx *ctx)
 	sysfs_expect(ctx, fx.dev, "ports/1/gid_attrs/ndevs/0", ct_ndev->name,
 		     buf);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 out_free:
 	kfree(want);
 	kfree(buf);
@@ -1230,7 +1200,7 @@ static void pd_local_dma_lkey(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_opts opts = { .no_local_dma_lkey = true };
 	struct rdma_mock_dev *md;
 	struct ib_pd *pd;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	/* A device with a global lkey hands it to every PD. */
 	if (!fx_init(ctx, &fx, NULL))
@@ -1244,7 +1214,7 @@ static void pd_local_dma_lkey(struct rdma_ktap_ctx *ctx)
 	fx.pd = NULL;
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->pd_deallocs), 1);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 
 	/* Without one, the core makes a local-write DMA MR per PD. */
 	md = rdma_mock_create(NULL, &opts);
@@ -1271,7 +1241,7 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_ah *mah;
 	union ib_gid dgid, dflt;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -1320,11 +1290,11 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_destroys), 1);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* Expect rdma_create_ah() to fail with @err without touching anything. */
-static void ah_expect_err(struct rdma_ktap_ctx *ctx, struct ct_fx *fx,
+static void ah_expect_err(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx,
 			  struct rdma_ah_attr *attr, int err, const char *what)
 {
 	int calls = atomic_read(&fx->md->ah_create_calls);
@@ -1352,7 +1322,7 @@ static void ah_invalid_attrs(struct rdma_ktap_ctx *ctx)
 {
 	struct rdma_ah_attr attr;
 	union ib_gid dgid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -1376,7 +1346,7 @@ static void ah_invalid_attrs(struct rdma_ktap_ctx *ctx)
 	ah_attr_init(fx.dev, &attr, RDMA_MOCK_GID_TBL_LEN - 1, &dgid);
 	ah_expect_err(ctx, &fx, &attr, -ENODATA, "empty GID slot");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
@@ -1386,7 +1356,7 @@ static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
 	struct rdma_ah_attr attr;
 	union ib_gid dgid;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
@@ -1419,7 +1389,7 @@ static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
 	/* Still ours to put: a core that dropped it underflows here. */
 	rdma_put_gid_attr(sgid);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_no_create_ah_op(struct rdma_ktap_ctx *ctx)
@@ -1427,7 +1397,7 @@ static void ah_no_create_ah_op(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_opts opts = { .no_create_ah = true };
 	struct rdma_ah_attr attr;
 	union ib_gid dgid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
@@ -1435,7 +1405,7 @@ static void ah_no_create_ah_op(struct rdma_ktap_ctx *ctx)
 	ah_attr_init(fx.dev, &attr, 0, &dgid);
 	ah_expect_err(ctx, &fx, &attr, -EOPNOTSUPP, "no create_ah");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
@@ -1445,7 +1415,7 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 	union ib_gid gid, dgid;
 	unsigned int dels;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int idx;
 
 	gid_v4(&gid, CT_ADDR4);
@@ -1485,7 +1455,7 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 		       idx);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* Create and destroy an AH with bottom halves off; 0 or the error. */
@@ -1523,7 +1493,7 @@ static void ah_atomic_context(struct rdma_ktap_ctx *ctx, bool irqs)
 	struct rdma_ah_attr attr;
 	bool irqs_kept = true;
 	union ib_gid dgid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	long ret;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -1546,7 +1516,7 @@ static void ah_atomic_context(struct rdma_ktap_ctx *ctx, bool irqs)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_destroys), 1);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_atomic_bh(struct rdma_ktap_ctx *ctx)
@@ -1565,7 +1535,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 	const struct ib_gid_attr *before;
 	union ib_gid dgid, dgid2;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int ret;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -1628,7 +1598,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- reply AHs from a received work completion ------------------------- */
@@ -1683,7 +1653,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	struct rdma_mock_ah *mah;
 	struct ib_wc wc;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int ret, i;
 
 	if (!RDMA_KT_EXPECT(ctx, hdr, "no memory"))
@@ -1774,7 +1744,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	kfree(hdr);
 }
 
@@ -1794,7 +1764,7 @@ static void ah_from_wc_without_grh(struct rdma_ktap_ctx *ctx)
 	struct rdma_ah_attr attr = {};
 	struct ib_wc wc;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!RDMA_KT_EXPECT(ctx, hdr, "no memory"))
 		return;
@@ -1816,7 +1786,7 @@ static void ah_from_wc_without_grh(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_create_calls), 0);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	kfree(hdr);
 }
 
