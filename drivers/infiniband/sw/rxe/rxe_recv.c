@@ -4,9 +4,13 @@
  * tunnel socket, in softirq context.  The order of the checks is
  *
  *   IP framing -> transport headers (rxe_hdr_parse()) -> ICRC -> P_Key
- *   -> destination address -> QP lookup -> opcode vs QP type
+ *   -> multicast QPN -> destination address -> QP lookup
+ *   -> opcode vs QP type
  *
- * and a packet failing one is dropped and counted under its cause.  UD
+ * where everything up to the multicast QPN needs only the packet's bytes
+ * and is done by rxe_rcv_check() (rxe_validate.c), which the user-space
+ * fuzzer runs as it is.  A packet failing a check is dropped and counted
+ * under its cause.  UD
  * datagrams are delivered at once; RC and UC packets are queued on their
  * QP and the QP's engine runs.
  */
@@ -57,15 +61,12 @@ static bool rxe_dgid_ok(struct rxe_dev *rxe, const union ib_gid *dgid)
 
 static enum rxe_drop rxe_check_l3(struct sk_buff *skb, bool *ipv6)
 {
-	if (skb->protocol == htons(ETH_P_IP)) {
-		if (ip_hdr(skb)->ihl != 5)
-			return RXE_DROP_MALFORMED;
+	if (skb->protocol == htons(ETH_P_IP))
 		*ipv6 = false;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+	else if (skb->protocol == htons(ETH_P_IPV6))
 		*ipv6 = true;
-	} else {
+	else
 		return RXE_DROP_MALFORMED;
-	}
 	return RXE_DROP_NONE;
 }
 
@@ -126,27 +127,15 @@ void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb)
 	rxe_count(rxe, RXE_CNT_RCVD_PKTS);
 	rxe_count_add(rxe, RXE_CNT_RCVD_BYTES, skb->len - RXE_UDP_BYTES);
 
-	why = rxe_hdr_parse(udp + RXE_UDP_BYTES, skb->len - RXE_UDP_BYTES, pkt);
+	why = rxe_rcv_check(skb_network_header(skb), ipv6, udp, skb->len, pkt);
 	if (why) {
 		rxe_drop(rxe, skb, why);
-		return;
-	}
-	if (!rxe_icrc_ok(skb_network_header(skb), ipv6, udp, skb->len)) {
-		rxe_drop(rxe, skb, RXE_DROP_ICRC);
-		return;
-	}
-	if (!rxe_pkey_ok(rxe_bth_pkey(pkt->hdr), RXE_DEFAULT_PKEY)) {
-		rxe_drop(rxe, skb, RXE_DROP_PKEY);
 		return;
 	}
 	cb->ipv6 = ipv6;
 
 	rxe_pkt_dgid(skb, ipv6, &dgid);
 	if (rdma_is_multicast_addr((struct in6_addr *)dgid.raw)) {
-		if (pkt->qpn != RXE_MCAST_QPN || !(pkt->mask & RXE_MASK_UD)) {
-			rxe_drop(rxe, skb, RXE_DROP_QPN);
-			return;
-		}
 		rxe_mcast_deliver(rxe, &dgid, skb, pkt);
 		return;
 	}
