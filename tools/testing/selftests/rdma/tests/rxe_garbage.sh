@@ -77,7 +77,7 @@ guest_a() {
 	counters >"$RESULTS/before.txt"
 	ktap_ok "echo QP $qpn ready, counters read"
 
-	echo "$qpn" | timeout 60 busybox nc -l -p "$GPORT" >/dev/null
+	echo "$qpn" | timeout 240 busybox nc -l -p "$GPORT" >/dev/null
 	# b sends what it sent, as JSON, once it is done.
 	timeout 330 busybox nc -l -p $((GPORT + 1)) </dev/null >"$RESULTS/expected.json"
 	if ! want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' \
@@ -163,7 +163,7 @@ send_file() {
 }
 
 guest_b() {
-	local qpn='' end=$((SECONDS + 60)) ko pid out ll
+	local qpn="" end=$((SECONDS + 240)) ko pid out ll
 
 	setup || return
 	while [ -z "$qpn" ] && [ "$SECONDS" -lt "$end" ]; do
