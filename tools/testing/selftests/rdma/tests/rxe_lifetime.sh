@@ -11,8 +11,9 @@
 #     flow, "rdma link delete rxe0".
 #  2. rxe1 on a macvlan over eth0 (the guest keeps its link), the same
 #     ULPs, datagrams flowing through it; then "ip link del" of the macvlan.
+#  3. rxe2 on eth0, the same again; then "rmmod rdma_rxe".
 #
-# Each time: the deletion returns, the ULPs let go of everything (their
+# Each time: the deletion (or unload) returns, the ULPs let go of everything (their
 # remove callbacks), rdma_rxe reports 0 verbs objects left when it frees
 # the device, "rdma res show" had the objects before and lists nothing
 # after, the netdev is not left waiting for references; in the end the
@@ -148,6 +149,18 @@ guest_a() {
 		timeout 60 ip link del "$MV"
 	ktap_diag "ip link del took $((SECONDS - t)) s"
 	gone rxe1 "ip link del $MV"
+
+	# 3. module unload under live objects and traffic
+	ktap_check "rdma link add rxe2 type rxe netdev $NETDEV" \
+		rdma link add rxe2 type rxe netdev "$NETDEV" || return
+	retry_until 10 grep -q ffff /sys/class/infiniband/rxe2/ports/1/gids/*
+	hold rxe2 "$PEER_IP" "$PEER_MAC" "$qpn" || return
+	kmsg_mark "rmmod rdma_rxe"
+	t=$SECONDS
+	ktap_check "rmmod rdma_rxe with live objects and traffic" \
+		timeout 60 rmmod rdma_rxe
+	ktap_diag "rmmod rdma_rxe took $((SECONDS - t)) s"
+	gone rxe2 "rmmod rdma_rxe"
 
 	# b may stop now.
 	timeout 60 busybox nc -l -p $((LPORT + 1)) </dev/null >/dev/null
