@@ -117,7 +117,7 @@ static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 		rxe_drop(rxe, skb, RXE_DROP_STATE);
 		return;
 	}
-	/* A response that waits behind others is handled later (stock's name). */
+	/* A response queued behind others waits its turn: ack_deferred. */
 	if (q == &qp->comp_pkts && !skb_queue_empty(q))
 		rxe_count(rxe, RXE_CNT_ACK_DEFERRED);
 	skb_queue_tail(q, skb);

@@ -2,9 +2,10 @@
 /*
  * The responder: requests that arrive at a QP.
  *
- * UD datagrams are delivered straight from the receive softirq
- * (rxe_resp_ud()), checked by the receive path: a receive WQE, the GRH or IPv4 header in
- * the first 40 bytes of the buffer, the payload after it, a completion.
+ * UD datagrams, which the receive path checked against their QP, are
+ * delivered straight from the receive softirq (rxe_resp_ud()): a receive
+ * WQE, the GRH or IPv4 header in the first 40 bytes of the buffer, the
+ * payload after it, a completion.
  *
  * RC and UC requests are handled by the QP's engine in PSN order
  * (rxe_resp_process()).  RC: an expected PSN executes the request and is
