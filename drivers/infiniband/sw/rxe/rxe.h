@@ -48,11 +48,30 @@
 
 /* ---- hardware counters (rxe_hw_counters.c) -------------------------------- */
 
+/*
+ * The port counters, in the order stock rdma_rxe reports its own (same
+ * names, same meaning), then this provider's extensions: bytes and the
+ * received packets dropped, by cause.
+ */
 enum rxe_counter {
-	RXE_CNT_SENT_PKTS,
-	RXE_CNT_RCVD_PKTS,
-	RXE_CNT_SENT_BYTES,
-	RXE_CNT_RCVD_BYTES,
+	RXE_CNT_SENT_PKTS,	/* packets handed to the IP layer */
+	RXE_CNT_RCVD_PKTS,	/* packets that passed every check up to a QP */
+	RXE_CNT_DUP_REQ,	/* RC duplicate requests answered again */
+	RXE_CNT_SEQ_NAK_SENT,	/* sequence NAKs sent for a PSN gap */
+	RXE_CNT_RNR_NAK_RCVD,	/* RNR NAKs received */
+	RXE_CNT_RNR_NAK_SENT,	/* RNR NAKs sent */
+	RXE_CNT_SEQ_NAK_RCVD,	/* sequence NAKs received */
+	RXE_CNT_ACK_DEFERRED,	/* responses queued behind others */
+	RXE_CNT_RETRY_EXCEEDED,
+	RXE_CNT_RNR_RETRY_EXCEEDED,
+	RXE_CNT_RETRY,		/* retransmissions after a timeout or NAK */
+	RXE_CNT_SEND_ERR,	/* packets the IP layer refused */
+	RXE_CNT_LINK_DOWNED,	/* port went from active to down */
+	RXE_CNT_RDMA_SENDS,	/* SEND work requests completed */
+	RXE_CNT_RDMA_RECVS,	/* receive work requests completed successfully */
+	/* extensions */
+	RXE_CNT_SENT_BYTES,	/* BTH to ICRC of the packets sent */
+	RXE_CNT_RCVD_BYTES,	/* BTH to ICRC of the packets received */
 	RXE_CNT_DROP_LENGTH,
 	RXE_CNT_DROP_OPCODE,
 	RXE_CNT_DROP_VERSION,
@@ -65,14 +84,6 @@ enum rxe_counter {
 	RXE_CNT_DROP_NO_RECV,
 	RXE_CNT_DROP_ADDR,
 	RXE_CNT_DROP_MALFORMED,
-	RXE_CNT_RETRY,		/* retransmissions after a timeout or NAK */
-	RXE_CNT_RETRY_EXCEEDED,
-	RXE_CNT_RNR_NAK_SENT,
-	RXE_CNT_RNR_NAK_RCVD,
-	RXE_CNT_RNR_RETRY_EXCEEDED,
-	RXE_CNT_SEQ_NAK_SENT,
-	RXE_CNT_DUP_REQ,
-	RXE_CNT_SEND_ERR,
 	RXE_CNT_NUM
 };
 
@@ -537,6 +548,13 @@ static inline struct rxe_qp *to_rqp(struct ib_qp *qp)
 static inline u32 rxe_qpn(const struct rxe_qp *qp)
 {
 	return qp->ibqp.qp_num;
+}
+
+/* May a QP in state @s take incoming requests? */
+static inline bool rxe_qp_can_receive(enum ib_qp_state s)
+{
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
+	       s == IB_QPS_SQE;
 }
 
 struct rxe_qp *rxe_qp_get(struct rxe_dev *rxe, u32 qpn);
