@@ -60,6 +60,28 @@ static inline const char *rdma_kt_ah_ctx_name(enum rdma_kt_ah_ctx how)
 static DEFINE_SPINLOCK(rdma_kt_ah_lock);
 
 /*
+ * Create an AH with flags 0 (and, if @destroy, destroy it again) in the
+ * atomic context the caller set up; *@kept tells whether that context
+ * (preempt count, and interrupts off if @irqs) survived the create.
+ */
+static inline struct ib_ah *__rdma_kt_ah_atomic(struct ib_pd *pd,
+						struct rdma_ah_attr *attr,
+						bool irqs, bool destroy,
+						bool *kept)
+{
+	unsigned int pc = preempt_count();
+	struct ib_ah *ah;
+
+	ah = rdma_create_ah(pd, attr, 0);
+	*kept = preempt_count() == pc && (!irqs || irqs_disabled());
+	if (destroy && !IS_ERR(ah)) {
+		rdma_destroy_ah(ah, 0);
+		ah = NULL;
+	}
+	return ah;
+}
+
+/*
  * Create an AH on @pd in the context @how and, if @destroy, destroy it again
  * in the same context.  *@ctx_kept (if not NULL) tells whether the context
  * was still the same (preempt count, interrupts off) after the create, i.e.
@@ -71,37 +93,29 @@ static inline struct ib_ah *rdma_kt_ah_in_ctx(struct ib_pd *pd,
 					      enum rdma_kt_ah_ctx how,
 					      bool destroy, bool *ctx_kept)
 {
-	unsigned long flags = 0;
-	unsigned int pc;
+	unsigned long flags;
 	struct ib_ah *ah;
-	bool kept;
+	bool kept = true;
 
-	if (how == RDMA_KT_AH_SLEEPABLE) {
+	switch (how) {
+	case RDMA_KT_AH_BH:
+		local_bh_disable();
+		ah = __rdma_kt_ah_atomic(pd, attr, false, destroy, &kept);
+		local_bh_enable();
+		break;
+	case RDMA_KT_AH_IRQSAVE:
+		spin_lock_irqsave(&rdma_kt_ah_lock, flags);
+		ah = __rdma_kt_ah_atomic(pd, attr, true, destroy, &kept);
+		spin_unlock_irqrestore(&rdma_kt_ah_lock, flags);
+		break;
+	default:
 		ah = rdma_create_ah(pd, attr, RDMA_CREATE_AH_SLEEPABLE);
-		if (ctx_kept)
-			*ctx_kept = true;
 		if (destroy && !IS_ERR(ah)) {
 			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 			ah = NULL;
 		}
-		return ah;
+		break;
 	}
-	if (how == RDMA_KT_AH_BH)
-		local_bh_disable();
-	else
-		spin_lock_irqsave(&rdma_kt_ah_lock, flags);
-	pc = preempt_count();
-	ah = rdma_create_ah(pd, attr, 0);
-	kept = preempt_count() == pc &&
-	       (how != RDMA_KT_AH_IRQSAVE || irqs_disabled());
-	if (destroy && !IS_ERR(ah)) {
-		rdma_destroy_ah(ah, 0);
-		ah = NULL;
-	}
-	if (how == RDMA_KT_AH_BH)
-		local_bh_enable();
-	else
-		spin_unlock_irqrestore(&rdma_kt_ah_lock, flags);
 	if (ctx_kept)
 		*ctx_kept = kept;
 	return ah;
