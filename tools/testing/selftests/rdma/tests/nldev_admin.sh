@@ -23,21 +23,6 @@
 SELFDIR=$(cd "$(dirname "$0")/.." && pwd)
 MON_PID=
 
-# expect_fail DESC PATTERN CMD...: CMD fails and its output matches PATTERN.
-expect_fail() {
-	local desc=$1 pat=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	ktap_diag "$* -> rc=$rc: $out"
-	if [ $rc -ne 0 ] && grep -qiE "$pat" <<<"$out"; then
-		ktap_ok "$desc"
-	else
-		ktap_fail "$desc" "rc=$rc out=$out"
-	fi
-}
-
 # jcheck DESC JSON PYCODE: PYCODE runs with d = the parsed JSON (and the
 # helpers below) and must not raise; what it prints becomes diagnostics.
 jcheck() {
