@@ -27,10 +27,12 @@ report() {	# report NAME RC LOGFILE
 }
 
 step() {	# step NAME COMMAND...
-	local name=$1 log=$logs/$1.log
+	local name=$1 log=$logs/$1.log start=$SECONDS rc
 	shift
 	"$@" >"$log" 2>&1
-	report "$name" $? "$log"
+	rc=$?
+	report "$name" $rc "$log"
+	echo "# $name: $((SECONDS - start)) s"
 }
 
 # A W=1 build that prints a single compiler warning fails.
@@ -97,5 +99,6 @@ else
 	failed=$((failed + 1))
 fi
 
+echo "# make check: $SECONDS s in all"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
