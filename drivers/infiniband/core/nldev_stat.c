@@ -129,11 +129,47 @@ out:
 }
 
 /* The QP counter mode of a port: always "none" (no counter objects). */
-static int stat_fill_mode(struct sk_buff *msg)
+static int stat_fill_mode(struct sk_buff *msg, struct ib_device *device,
+			  u32 port, struct rdma_hw_stats *stats)
 {
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_NONE))
 		return -EMSGSIZE;
 	return 0;
+}
+
+/*
+ * Builds and sends the reply to a STAT command about one port: the
+ * device's handle, the port index, then what @fill adds (the counters, their
+ * status or the counter mode).  Consumes the caller's reference on @device
+ * whatever happens.
+ */
+static int stat_port_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
+			   u32 cmd, struct ib_device *device, u32 port,
+			   struct rdma_hw_stats *stats,
+			   int (*fill)(struct sk_buff *msg,
+				       struct ib_device *device, u32 port,
+				       struct rdma_hw_stats *stats))
+{
+	struct nlmsghdr *reply_nlh;
+	struct sk_buff *msg;
+	int err;
+
+	msg = nldev_new_reply(skb, nlh, cmd, &reply_nlh);
+	if (!msg) {
+		ib_device_put(device);
+		return -ENOMEM;
+	}
+	err = nldev_fill_handle(msg, device);
+	if (!err && nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+		err = -EMSGSIZE;
+	if (!err)
+		err = fill(msg, device, port, stats);
+	ib_device_put(device);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return nldev_send_reply(skb, msg, reply_nlh);
 }
 
 /**
@@ -154,10 +190,8 @@ int nldev_stat_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct rdma_hw_stats *stats = NULL;
-	struct nlmsghdr *reply_nlh;
 	struct ib_device *device;
-	bool mode_query = false;
-	struct sk_buff *msg;
+	bool mode_query;
 	u32 port;
 	int err;
 
@@ -193,25 +227,11 @@ int nldev_stat_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			err = -EOPNOTSUPP;
 			goto out;
 		}
+		mode_query = false;
 	}
-
-	msg = nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_STAT_GET, &reply_nlh);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = nldev_fill_handle(msg, device);
-	if (!err && nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
-		err = -EMSGSIZE;
-	if (!err)
-		err = mode_query ? stat_fill_mode(msg) :
-			stat_fill_port_counters(msg, device, port, stats);
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	ib_device_put(device);
-	return nldev_send_reply(skb, msg, reply_nlh);
+	return stat_port_reply(skb, nlh, RDMA_NLDEV_CMD_STAT_GET, device, port,
+			       stats, mode_query ? stat_fill_mode :
+			       stat_fill_port_counters);
 
 out:
 	ib_device_put(device);
@@ -412,7 +432,8 @@ int nldev_stat_del_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 }
 
 /* Every counter of @stats with its index and, if optional, its state. */
-static int stat_fill_status(struct sk_buff *msg, struct rdma_hw_stats *stats)
+static int stat_fill_status(struct sk_buff *msg, struct ib_device *device,
+			    u32 port, struct rdma_hw_stats *stats)
 {
 	struct nlattr *table, *entry;
 	int i;
@@ -465,9 +486,7 @@ int nldev_stat_get_status_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct rdma_hw_stats *stats;
-	struct nlmsghdr *reply_nlh;
 	struct ib_device *device;
-	struct sk_buff *msg;
 	u32 port;
 	int err;
 
@@ -481,29 +500,9 @@ int nldev_stat_get_status_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	stats = rdma_counters_port(device, port);
 	if (!stats) {
 		NL_SET_ERR_MSG(extack, "The device has no port counters");
-		err = -EOPNOTSUPP;
-		goto out;
+		ib_device_put(device);
+		return -EOPNOTSUPP;
 	}
-
-	msg = nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_STAT_GET_STATUS,
-			      &reply_nlh);
-	if (!msg) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = nldev_fill_handle(msg, device);
-	if (!err && nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
-		err = -EMSGSIZE;
-	if (!err)
-		err = stat_fill_status(msg, stats);
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	ib_device_put(device);
-	return nldev_send_reply(skb, msg, reply_nlh);
-
-out:
-	ib_device_put(device);
-	return err;
+	return stat_port_reply(skb, nlh, RDMA_NLDEV_CMD_STAT_GET_STATUS,
+			       device, port, stats, stat_fill_status);
 }
