@@ -102,7 +102,10 @@ rdma_run_guests() {
 			-device "virtio-net-pci,netdev=n0,mac=$my_mac")
 		if [ "$role" = a ]; then
 			cmd+=(-netdev "socket,id=n0,listen=127.0.0.1:$port")
-			[ "$nvms" -ge 2 ] && cmd+=(-object "filter-dump,id=f0,netdev=n0,file=${resdir//,/,,}/wire.pcap")
+			# RDMA_WIRE_DUMP=0: no pcap (make bench: writing every
+			# packet to a file costs QEMU time on the measured path).
+			[ "$nvms" -ge 2 ] && [ "${RDMA_WIRE_DUMP:-1}" != 0 ] &&
+				cmd+=(-object "filter-dump,id=f0,netdev=n0,file=${resdir//,/,,}/wire.pcap")
 		else
 			# B connects to A's socket: wait until A's QEMU listens.
 			for _ in $(seq 100); do

@@ -1,0 +1,344 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of make bench (run_bench.sh boots two guests of one stack
+# and runs this in each through the harness).  Guest a drives: AH loops,
+# sends, pings; guest b receives, counts and echoes.  Both walk through
+# the same sequence of sync points (TCP on the QEMU wire, one port pair
+# each), whatever fails, so a measure that cannot run on a stack costs a
+# few seconds and never the measures after it.
+#
+# Each guest appends its numbers to $RESULTS/bench.txt, one line each:
+#   NAME rep=N value=V [key=value...]     one repetition's result
+#   NAME na reason=TEXT                   the measure could not run
+# run_bench.sh merges both guests' files.  KTAP goes to the console.
+#
+# vms: 2
+# timeout: 900
+
+# shellcheck disable=SC2317 # the phases are called through rdma_test_main
+# shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
+. "$(dirname "$0")/../harness/lib.sh"
+
+# run_bench.sh writes the settings of the run next to the guests' result
+# folders (the host's file system is the guest's, read-only).
+# shellcheck disable=SC1091
+[ -n "${RESULTS:-}" ] && [ -r "$RESULTS/../run.env" ] && . "$RESULTS/../run.env"
+REPEATS=${BENCH_REPEATS:-3}
+SECS=${BENCH_SECS:-3}
+PING_ITERS=${BENCH_PING_ITERS:-200}
+MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc}
+UD_SIZE=1024
+RC_SIZE=65536
+LAT_SIZE=64
+UDP_PORT=4792
+
+PARAMS=/sys/module/rdma_bench/parameters
+OUT=$RESULTS/bench.txt
+SYNC_PORT=20000
+# A guest waits this long at a sync point for its peer: long enough for
+# the other guest's longest stretch alone (the AH loops).
+SYNC_WAIT=$((60 + 2 * REPEATS * (SECS + 5)))
+
+# ------------------------------------------------------------------ sync --
+
+_serve() {	# _serve PORT VALUE: hand VALUE to the peer's _fetch
+	echo "$2" | timeout "$SYNC_WAIT" busybox nc -l -p "$1" >/dev/null 2>&1
+}
+
+_fetch() {	# _fetch PORT: the value the peer serves on PORT
+	local v end=$((SECONDS + SYNC_WAIT))
+
+	while [ "$SECONDS" -lt "$end" ]; do
+		v=$(timeout 5 busybox nc "$PEER_IP" "$1" </dev/null 2>/dev/null)
+		[ -n "$v" ] && { echo "$v"; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# swap VALUE: both guests call it at the same point; prints the peer's
+# VALUE (empty if the peer never came).  It is also the barrier.
+swap() {
+	local port=$SYNC_PORT v
+
+	SYNC_PORT=$((SYNC_PORT + 2))
+	if [ "$RDMA_ROLE" = a ]; then
+		_serve "$port" "$1"
+		_fetch $((port + 1))
+	else
+		v=$(_fetch "$port")
+		_serve $((port + 1)) "$1"
+		echo "$v"
+	fi
+}
+
+sync_point() {
+	swap x >/dev/null
+}
+
+# ------------------------------------------------------------ commands --
+
+# bench WORDS...: run one rdma_bench command; prints its result line and
+# returns its status.
+bench() {
+	local err
+
+	if [ ! -w "$PARAMS/ctl" ]; then
+		echo "rdma_bench is not loaded"
+		return 1
+	fi
+	if err=$( (echo "$*" >"$PARAMS/ctl") 2>&1); then
+		cat "$PARAMS/result"
+		return 0
+	fi
+	echo "$(cat "$PARAMS/result" 2>/dev/null) ${err##*: }"
+	return 1
+}
+
+# field KEY LINE: the value of KEY=... in LINE
+field() {
+	local w
+
+	for w in $2; do
+		[ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return 0; }
+	done
+	return 1
+}
+
+wanted() {
+	[[ " $MEASURES " == *" $1 "* ]]
+}
+
+# NA[measure] holds why a measure could not run on this guest.
+declare -A NA
+
+record() {	# record NAME REP VALUE EXTRA...
+	local name=$1 rep=$2 value=$3
+
+	shift 3
+	echo "$name rep=$rep value=$value $*" >>"$OUT"
+}
+
+fail_measure() {	# fail_measure NAME REASON
+	[ -n "${NA[$1]:-}" ] && return
+	NA[$1]=$2
+	echo "$1 na reason=${2// /_}" >>"$OUT"
+	ktap_skip "$1" "n/a: $2"
+}
+
+done_measure() {	# done_measure NAME: ok unless it failed
+	[ -n "${NA[$1]:-}" ] || ktap_ok "$1 ($REPEATS repeats)"
+}
+
+# try NAME WORDS...: a bench command for measure NAME; on failure the
+# measure is marked n/a with the command's result as the reason.
+try() {
+	local name=$1 out
+
+	shift
+	[ -n "${NA[$name]:-}" ] && return 1
+	if out=$(bench "$@"); then
+		echo "$out"
+		return 0
+	fi
+	fail_measure "$name" "$1: $out"
+	return 1
+}
+
+# --------------------------------------------------------------- setup --
+
+bench_ko() {
+	if [ "$RDMA_STACK" = stock ]; then
+		find "$REPO/build/stage-stock/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
+	else
+		find "$STAGE/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
+	fi
+}
+
+setup() {
+	local ko gid out
+
+	modprobe udp_tunnel 2>/dev/null
+	if ! out=$(rdma_link_add_rxe rxe0 2>&1); then
+		SETUP_FAIL="rdma link add rxe0 type rxe: $out"
+		return 1
+	fi
+	for _ in $(seq 100); do
+		gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
+		[[ "$gid" == *:ffff:* ]] && break
+		sleep 0.2
+	done
+	ko=$(bench_ko)
+	if [ -z "$ko" ]; then
+		SETUP_FAIL="rdma_bench.ko is not staged for the $RDMA_STACK stack"
+		return 1
+	fi
+	if ! out=$(insmod "$ko" 2>&1); then
+		SETUP_FAIL="insmod $ko: $out"
+		return 1
+	fi
+	if ! out=$(retry_until 20 bench info); then
+		SETUP_FAIL="rdma_bench has no RoCE v2 IPv4 GID on rxe0: ${out##*$'\n'}"
+		return 1
+	fi
+	out=${out##*$'\n'}
+	ktap_diag "rdma_bench: $out ($(modinfo -n ib_core 2>/dev/null))"
+}
+
+# ------------------------------------------------------------ measures --
+
+# AH create/destroy pairs, guest a alone; b waits at the sync point.
+measure_ah() {
+	local name=$1 atomic=$2 r out
+
+	sync_point
+	if [ "$RDMA_ROLE" = a ]; then
+		for r in $(seq "$REPEATS"); do
+			out=$(try "$name" ah secs="$SECS" atomic="$atomic" \
+				dest="$PEER_IP" dmac="$PEER_MAC") || break
+			record "$name" "$r" "$(field rate "$out")" "$out"
+		done
+		done_measure "$name"
+	fi
+	sync_point
+}
+
+# One timed stream, a -> b: b clears its counters, a sends, b reads them.
+# stream NAME SEND-WORDS...: records b's rate (a records what it sent).
+stream_rep() {
+	local name=$1 rep=$2 out
+
+	shift 2
+	[ "$RDMA_ROLE" = b ] && try "$name" clear >/dev/null
+	sync_point
+	if [ "$RDMA_ROLE" = a ]; then
+		out=$(try "$name" "$@") && record "$name.sender" "$rep" "$(field rate "$out")" "$out"
+	fi
+	sync_point
+	if [ "$RDMA_ROLE" = b ]; then
+		out=$(try "$name" stats) || return
+		if [ "$(field msgs "$out" || echo 0)" -lt 2 ]; then
+			fail_measure "$name" "receiver counted $(field msgs "$out") messages"
+			return
+		fi
+		case $name in
+		rc_mb_per_s)
+			record "$name" "$rep" "$(awk -v b="$(field bps "$out")" 'BEGIN { printf "%.3f", b / 1e6 }')" "$out" ;;
+		*)
+			record "$name" "$rep" "$(field rate "$out")" "$out" ;;
+		esac
+	fi
+}
+
+measure_udp() {
+	local name=udp_limit_msg_per_s r
+
+	[ "$RDMA_ROLE" = b ] && try "$name" udp_listen port="$UDP_PORT" >/dev/null
+	for r in $(seq "$REPEATS"); do
+		stream_rep "$name" "$r" udp_send dest="$PEER_IP" port="$UDP_PORT" \
+			secs="$SECS" size="$UD_SIZE"
+	done
+	bench udp_close >/dev/null
+	[ "$RDMA_ROLE" = b ] && done_measure "$name"
+	sync_point
+}
+
+# connect_qp NAME QP-WORDS...: "qp" on both guests, swap QP number and
+# PSN, "connect" towards the peer.
+connect_qp() {
+	local name=$1 out mine peer
+
+	shift
+	out=$(try "$name" qp "$@") && mine="$(field qpn "$out"):$(field psn "$out")"
+	peer=$(swap "${mine:-none}")
+	case $peer in
+	[0-9]*:[0-9]*) ;;
+	*) fail_measure "$name" "no QP number from the peer (${peer:-nothing})" ;;
+	esac
+	try "$name" connect dest="$PEER_IP" dmac="$PEER_MAC" \
+		dqpn="${peer%%:*}" dpsn="${peer##*:}" >/dev/null
+	sync_point
+}
+
+measure_ud() {
+	local name=ud_msg_per_s r
+
+	connect_qp "$name" type=ud size="$UD_SIZE"
+	for r in $(seq "$REPEATS"); do
+		stream_rep "$name" "$r" send secs="$SECS" size="$UD_SIZE"
+	done
+	bench close >/dev/null
+	[ "$RDMA_ROLE" = b ] && done_measure "$name"
+	sync_point
+}
+
+measure_rc() {
+	local name=rc_mb_per_s r
+
+	connect_qp "$name" type=rc size="$RC_SIZE"
+	for r in $(seq "$REPEATS"); do
+		stream_rep "$name" "$r" send secs="$SECS" size="$RC_SIZE"
+	done
+	bench close >/dev/null
+	[ "$RDMA_ROLE" = b ] && done_measure "$name"
+	sync_point
+}
+
+measure_lat() {
+	local name=ud_lat_us r out
+
+	if [ "$RDMA_ROLE" = a ]; then
+		connect_qp "$name" type=ud size="$LAT_SIZE"
+		for r in $(seq "$REPEATS"); do
+			out=$(try "$name" ping iters="$PING_ITERS" size="$LAT_SIZE") || break
+			record "$name" "$r" "$(awk -v n="$(field lat_med_ns "$out")" 'BEGIN { printf "%.1f", n / 1000 }')" "$out"
+		done
+		done_measure "$name"
+	else
+		connect_qp "$name" type=ud size="$LAT_SIZE" echo=1
+	fi
+	sync_point
+	bench close >/dev/null
+	sync_point
+}
+
+# --------------------------------------------------------------- main --
+
+guest() {
+	local m mod
+
+	: >"$OUT"
+	ktap_diag "bench: $RDMA_STACK stack, $REPEATS repeats of ${SECS}s, measures: $MEASURES"
+	SETUP_FAIL=
+	if setup; then
+		ktap_ok "setup: rxe0 and rdma_bench"
+	else
+		ktap_skip "setup: rxe0 and rdma_bench" "$SETUP_FAIL"
+		for m in ah_pairs_per_s ah_atomic_pairs_per_s udp_limit_msg_per_s ud_msg_per_s ud_lat_us rc_mb_per_s; do
+			NA[$m]=$SETUP_FAIL
+			echo "$m na reason=${SETUP_FAIL// /_}" >>"$OUT"
+		done
+	fi
+	sync_point
+	wanted ah && measure_ah ah_pairs_per_s 0
+	wanted ah_atomic && measure_ah ah_atomic_pairs_per_s 1
+	wanted udp && measure_udp
+	wanted ud && measure_ud
+	wanted lat && measure_lat
+	wanted rc && measure_rc
+
+	if module_loaded rdma_bench; then
+		ktap_check "rmmod rdma_bench" rmmod rdma_bench
+	fi
+	mod=$(dmesg | _kernel_trouble)
+	if [ -n "$mod" ]; then
+		ktap_fail "kernel log clean" "$mod"
+	else
+		ktap_ok "kernel log clean"
+	fi
+	check_modules_unload
+	sync_point
+}
+
+rdma_test_main "$@"
