@@ -10,7 +10,8 @@
 #
 # Each guest appends its numbers to $RESULTS/bench.txt, one line each:
 #   NAME rep=N value=V [key=value...]     one repetition's result
-#   NAME na reason=TEXT                   the measure could not run
+#   NAME na reason=TEXT...                the measure could not run (TEXT
+#                                         is the rest of the line)
 # run_bench.sh merges both guests' files.  KTAP goes to the console.
 #
 # vms: 2
@@ -113,6 +114,13 @@ wanted() {
 # NA[measure] holds why a measure could not run on this guest.
 declare -A NA
 
+# A reason on one line for bench.txt (it ends the line there).
+na_word() {
+	local w=${1//$'\n'/; }
+
+	echo "${w:-unknown}"
+}
+
 record() {	# record NAME REP VALUE EXTRA...
 	local name=$1 rep=$2 value=$3
 
@@ -123,8 +131,8 @@ record() {	# record NAME REP VALUE EXTRA...
 fail_measure() {	# fail_measure NAME REASON
 	[ -n "${NA[$1]:-}" ] && return
 	NA[$1]=$2
-	echo "$1 na reason=${2// /_}" >>"$OUT"
-	ktap_skip "$1" "n/a: $2"
+	echo "$1 na reason=$(na_word "$2")" >>"$OUT"
+	ktap_skip "$1" "n/a: ${2//$'\n'/; }"
 }
 
 done_measure() {	# done_measure NAME: ok unless it failed
@@ -156,34 +164,60 @@ bench_ko() {
 	fi
 }
 
+RDMA_MEASURES=(ah_pairs_per_s ah_atomic_pairs_per_s ud_msg_per_s ud_lat_us rc_mb_per_s)
+
+# na_all REASON MEASURE...: mark measures n/a before they run
+na_all() {
+	local why=$1 m
+
+	shift
+	for m in "$@"; do
+		NA[$m]=$why
+		echo "$m na reason=$(na_word "$why")" >>"$OUT"
+	done
+}
+
+# The load generator first (the UDP limit needs nothing else), then rxe0.
 setup() {
 	local ko gid out
 
 	modprobe udp_tunnel 2>/dev/null
-	if ! out=$(rdma_link_add_rxe rxe0 2>&1); then
-		SETUP_FAIL="rdma link add rxe0 type rxe: $out"
-		return 1
-	fi
-	for _ in $(seq 100); do
-		gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
-		[[ "$gid" == *:ffff:* ]] && break
-		sleep 0.2
-	done
+	modprobe ib_core 2>/dev/null
 	ko=$(bench_ko)
 	if [ -z "$ko" ]; then
-		SETUP_FAIL="rdma_bench.ko is not staged for the $RDMA_STACK stack"
-		return 1
+		out="rdma_bench.ko is not staged for the $RDMA_STACK stack"
+	elif ! out=$(insmod "$ko" 2>&1); then
+		out="insmod $ko: ${out//$'\n'/; }"
+	else
+		out=
 	fi
-	if ! out=$(insmod "$ko" 2>&1); then
-		SETUP_FAIL="insmod $ko: $out"
-		return 1
+	if [ -n "$out" ]; then
+		ktap_skip "setup: rdma_bench" "$out"
+		na_all "$out" udp_limit_msg_per_s "${RDMA_MEASURES[@]}"
+		return
 	fi
-	if ! out=$(retry_until 20 bench info); then
-		SETUP_FAIL="rdma_bench has no RoCE v2 IPv4 GID on rxe0: ${out##*$'\n'}"
-		return 1
+	ktap_ok "setup: rdma_bench"
+	if ! out=$(rdma_link_add_rxe rxe0 2>&1); then
+		out="rdma link add rxe0 type rxe: ${out//$'\n'/; }"
+	else
+		for _ in $(seq 100); do
+			gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
+			[[ "$gid" == *:ffff:* ]] && break
+			sleep 0.2
+		done
+		if out=$(retry_until 20 bench info); then
+			ktap_diag "rdma_bench: ${out##*$'\n'} ($(modinfo -n ib_core 2>/dev/null))"
+			out=
+		else
+			out="rdma_bench has no RoCE v2 IPv4 GID on rxe0: ${out##*$'\n'}"
+		fi
 	fi
-	out=${out##*$'\n'}
-	ktap_diag "rdma_bench: $out ($(modinfo -n ib_core 2>/dev/null))"
+	if [ -n "$out" ]; then
+		ktap_skip "setup: rxe0" "$out"
+		na_all "$out" "${RDMA_MEASURES[@]}"
+	else
+		ktap_ok "setup: rxe0"
+	fi
 }
 
 # ------------------------------------------------------------ measures --
@@ -306,20 +340,11 @@ measure_lat() {
 # --------------------------------------------------------------- main --
 
 guest() {
-	local m mod
+	local mod
 
 	: >"$OUT"
 	ktap_diag "bench: $RDMA_STACK stack, $REPEATS repeats of ${SECS}s, measures: $MEASURES"
-	SETUP_FAIL=
-	if setup; then
-		ktap_ok "setup: rxe0 and rdma_bench"
-	else
-		ktap_skip "setup: rxe0 and rdma_bench" "$SETUP_FAIL"
-		for m in ah_pairs_per_s ah_atomic_pairs_per_s udp_limit_msg_per_s ud_msg_per_s ud_lat_us rc_mb_per_s; do
-			NA[$m]=$SETUP_FAIL
-			echo "$m na reason=${SETUP_FAIL// /_}" >>"$OUT"
-		done
-	fi
+	setup
 	sync_point
 	wanted ah && measure_ah ah_pairs_per_s 0
 	wanted ah_atomic && measure_ah ah_atomic_pairs_per_s 1

@@ -50,12 +50,14 @@ def parse_line(line):
     if not words:
         return None
     name, fields = words[0], {}
+    if len(words) > 1 and words[1] == "na":
+        reason = line.split("reason=", 1)[1] if "reason=" in line else ""
+        return name, None, None, {"na": True,
+                                  "reason": reason.strip() or "n/a"}
     for w in words[1:]:
         if "=" in w:
             k, v = w.split("=", 1)
             fields.setdefault(k, v)
-        elif w == "na":
-            fields["na"] = True
     if fields.get("na"):
         return name, None, None, fields
     try:
@@ -81,8 +83,7 @@ def read_boot(path):
                 if name not in MEASURES:
                     continue
                 if value is None:
-                    reasons.setdefault(
-                        name, fields.get("reason", "n/a").replace("_", " "))
+                    reasons.setdefault(name, fields.get("reason", "n/a"))
                 else:
                     samples.setdefault(name, []).append((rep, value))
     status = ""
