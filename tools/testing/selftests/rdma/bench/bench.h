@@ -147,6 +147,7 @@ struct bench_ctx {
 	atomic_t		in_flight;
 	atomic64_t		tx_done;
 	atomic64_t		tx_errors;
+	atomic_t		tx_status;	/* of the first failed send */
 	wait_queue_head_t	tx_wait;
 
 	struct ib_cqe		ping_cqe;

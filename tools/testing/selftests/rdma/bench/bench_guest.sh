@@ -111,8 +111,9 @@ wanted() {
 	[[ " $MEASURES " == *" $1 "* ]]
 }
 
-# NA[measure] holds why a measure could not run on this guest.
-declare -A NA
+# NA[measure] holds why a measure could not run on this guest, FAILED
+# why its last failed repetition failed.
+declare -A NA FAILED
 
 # A reason on one line for bench.txt (it ends the line there).
 na_word() {
@@ -135,8 +136,17 @@ fail_measure() {	# fail_measure NAME REASON
 	ktap_skip "$1" "n/a: ${2//$'\n'/; }"
 }
 
-done_measure() {	# done_measure NAME: ok unless it failed
-	[ -n "${NA[$1]:-}" ] || ktap_ok "$1 ($REPEATS repeats)"
+# done_measure NAME: ok with its number of samples, n/a if it has none.
+done_measure() {
+	local n
+
+	[ -n "${NA[$1]:-}" ] && return
+	n=$(grep -c "^$1 rep=" "$OUT")
+	if [ "$n" -eq 0 ]; then
+		fail_measure "$1" "every repetition failed, the last: ${FAILED[$1]:-?}"
+	else
+		ktap_ok "$1 ($n of $REPEATS repetitions)"
+	fi
 }
 
 # try NAME WORDS...: a bench command for measure NAME; on failure the
@@ -239,30 +249,45 @@ measure_ah() {
 }
 
 # One timed stream, a -> b: b clears its counters, a sends, b reads them.
-# stream NAME SEND-WORDS...: records b's rate (a records what it sent).
+# stream_rep NAME REP SEND-WORDS...: b records its rate (a records what it
+# sent).  A repetition whose sender failed or saw a failed completion
+# (an RC QP that broke) is not a sample: b notes it as NAME.failed.
 stream_rep() {
-	local name=$1 rep=$2 out
+	local name=$1 rep=$2 out sender
 
 	shift 2
 	[ "$RDMA_ROLE" = b ] && try "$name" clear >/dev/null
 	sync_point
 	if [ "$RDMA_ROLE" = a ]; then
-		out=$(try "$name" "$@") && record "$name.sender" "$rep" "$(field rate "$out")" "$out"
-	fi
-	sync_point
-	if [ "$RDMA_ROLE" = b ]; then
-		out=$(try "$name" stats) || return
-		if [ "$(field msgs "$out" || echo 0)" -lt 2 ]; then
-			fail_measure "$name" "receiver counted $(field msgs "$out") messages"
-			return
+		sender=skipped
+		if [ -z "${NA[$name]:-}" ]; then
+			sender=$(bench "$@") || sender="failed: $sender"
+			record "$name.sender" "$rep" "$(field rate "$sender")" "$sender"
 		fi
-		case $name in
-		rc_mb_per_s)
-			record "$name" "$rep" "$(awk -v b="$(field bps "$out")" 'BEGIN { printf "%.3f", b / 1e6 }')" "$out" ;;
-		*)
-			record "$name" "$rep" "$(field rate "$out")" "$out" ;;
-		esac
 	fi
+	sender=$(swap "${sender:-x}")
+	[ "$RDMA_ROLE" = b ] || return 0
+	out=$(try "$name" stats) || return
+	# A UDP send that failed (-ENOBUFS: the NIC queue was full) is part
+	# of the limit; a failed RDMA send completion is not.
+	if [ "${sender:0:7}" = failed: ] || { [ "$name" != udp_limit_msg_per_s ] &&
+		[ "$(field errors "$sender" || echo 1)" != 0 ]; }; then
+		echo "$name.failed rep=$rep sender: $sender; receiver: $out" >>"$OUT"
+		ktap_diag "$name: repetition $rep failed: sender: $sender"
+		FAILED[$name]="sender: $sender"
+		return
+	fi
+	if [ "$(field msgs "$out" || echo 0)" -lt 2 ]; then
+		echo "$name.failed rep=$rep receiver: $out" >>"$OUT"
+		FAILED[$name]="receiver counted $(field msgs "$out") messages"
+		return
+	fi
+	case $name in
+	rc_mb_per_s)
+		record "$name" "$rep" "$(awk -v b="$(field bps "$out")" 'BEGIN { printf "%.3f", b / 1e6 }')" "$out" ;;
+	*)
+		record "$name" "$rep" "$(field rate "$out")" "$out" ;;
+	esac
 }
 
 measure_udp() {
@@ -307,14 +332,16 @@ measure_ud() {
 	sync_point
 }
 
+# RC: a fresh pair of QPs for every repetition, so that one that broke
+# (retry counter exceeded on a stalled host) costs one sample, not all.
 measure_rc() {
 	local name=rc_mb_per_s r
 
-	connect_qp "$name" type=rc size="$RC_SIZE"
 	for r in $(seq "$REPEATS"); do
+		connect_qp "$name" type=rc size="$RC_SIZE"
 		stream_rep "$name" "$r" send secs="$SECS" size="$RC_SIZE"
+		bench close >/dev/null
 	done
-	bench close >/dev/null
 	[ "$RDMA_ROLE" = b ] && done_measure "$name"
 	sync_point
 }

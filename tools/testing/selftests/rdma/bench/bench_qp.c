@@ -16,8 +16,12 @@
 
 #include "bench.h"
 
-/* RC: 4.096 us << 14 = 67 ms ACK timeout, 7 retries, RNR retries forever. */
-#define BENCH_RC_TIMEOUT	14
+/*
+ * RC: 4.096 us << 18 = 1.07 s ACK timeout, 7 retries, RNR retries forever.
+ * The guests share a busy host under TCG: a guest may not run for a good
+ * part of a second, and a shorter timeout then only adds retransmissions.
+ */
+#define BENCH_RC_TIMEOUT	18
 #define BENCH_RC_RETRY		7
 #define BENCH_RC_RNR_RETRY	7
 /* RNR NAK delay code 12: 0.64 ms. */

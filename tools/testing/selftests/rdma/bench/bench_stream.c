@@ -158,6 +158,7 @@ static void bench_stream_sent(struct ib_cq *cq, struct ib_wc *wc)
 			return;		/* this slot of the window goes on */
 	} else {
 		atomic64_inc(&c->tx_errors);
+		atomic_cmpxchg(&c->tx_status, IB_WC_SUCCESS, wc->status);
 	}
 	if (atomic_dec_and_test(&c->in_flight))
 		wake_up(&c->tx_wait);
@@ -167,7 +168,8 @@ static void bench_stream_sent(struct ib_cq *cq, struct ib_wc *wc)
  * bench_stream_send() - the "send" command
  * @c: the instance, connected
  * @a: secs, size (at most the QP's size), window (default 32 UD, 8 RC)
- * @res: result: sent= errors= ns= rate= (completed sends per second)
+ * @res: result: sent= errors= wc_status= (of the first failed send)
+ *       ns= rate= (completed sends per second)
  * @len: size of @res
  *
  * Return: 0, -ENOTCONN before "connect", -EINVAL for bad arguments, the
@@ -194,6 +196,7 @@ int bench_stream_send(struct bench_ctx *c, const struct bench_args *a,
 	c->stream_cqe.done = bench_stream_sent;
 	atomic64_set(&c->tx_done, 0);
 	atomic64_set(&c->tx_errors, 0);
+	atomic_set(&c->tx_status, IB_WC_SUCCESS);
 	atomic_set(&c->in_flight, 0);
 	WRITE_ONCE(c->stop, false);
 
@@ -222,8 +225,9 @@ int bench_stream_send(struct bench_ctx *c, const struct bench_args *a,
 		ret = -ETIMEDOUT;
 	if (!ret && !sent)
 		ret = -EIO;
-	snprintf(res, len, "sent=%llu errors=%lld ns=%llu rate=%llu", sent,
-		 atomic64_read(&c->tx_errors), ns,
+	snprintf(res, len, "sent=%llu errors=%lld wc_status=%d ns=%llu rate=%llu",
+		 sent, atomic64_read(&c->tx_errors),
+		 atomic_read(&c->tx_status), ns,
 		 mul_u64_u64_div_u64(sent, NSEC_PER_SEC, max_t(u64, ns, 1)));
 	return ret;
 }
