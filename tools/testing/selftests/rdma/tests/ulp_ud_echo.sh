@@ -9,7 +9,7 @@
 # the ULP itself; the rxe issue runs it with our stack on a.
 #
 # vms: 2
-# stack-a: stock
+# stack-a: project
 # stack-b: stock
 # timeout: 120
 

@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Soft-RoCE (rdma_rxe): the provider's objects and what its files share.
+ *
+ * One rxe device sits on one netdev ("rdma link add NAME type rxe netdev
+ * DEV") and has one port.  Packets travel as RoCE v2 over the UDP port
+ * 4791 sockets of the netdev's network namespace (rxe_net.c).
+ *
+ * Contexts.  The send path runs where post_send() is called (process or
+ * softirq context) or from a work item; the receive path runs in the UDP
+ * socket's softirq; timers run in softirq context.  Every lock that both
+ * can take is an _irqsave or _bh lock, used the same way everywhere.
+ */
+#ifndef RXE_H
+#define RXE_H
+
+#include <linux/kref.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include "rxe_hdr.h"
+
+#define RXE_MAX_QP		0x10000
+#define RXE_MIN_QPN		16		/* 0 and 1 are special */
+#define RXE_MAX_QP_WR		0x4000
+#define RXE_MAX_SGE		32
+#define RXE_MAX_INLINE		(RXE_MAX_SGE * sizeof(struct ib_sge))
+#define RXE_MAX_CQ		0x4000
+#define RXE_MAX_CQE		0x8000
+#define RXE_MAX_MR		0x10000
+#define RXE_MAX_PD		0x10000
+#define RXE_MAX_AH		0x10000
+#define RXE_MAX_SRQ		0x4000
+#define RXE_MAX_SRQ_WR		0x4000
+#define RXE_MAX_RD_ATOMIC	16
+#define RXE_MAX_FMR_PAGES	512
+#define RXE_MAX_MCAST_GRP	64
+#define RXE_MAX_MCAST_QP_ATTACH	16
+/* Packets the requester sends before it asks for an ACK anyway */
+#define RXE_ACK_EVERY		16
+/* Work an engine run does before it yields to a work item */
+#define RXE_ENGINE_BUDGET	64
+
+/* ---- hardware counters (rxe_hw_counters.c) -------------------------------- */
+
+enum rxe_counter {
+	RXE_CNT_SENT_PKTS,
+	RXE_CNT_RCVD_PKTS,
+	RXE_CNT_SENT_BYTES,
+	RXE_CNT_RCVD_BYTES,
+	RXE_CNT_DROP_LENGTH,
+	RXE_CNT_DROP_OPCODE,
+	RXE_CNT_DROP_VERSION,
+	RXE_CNT_DROP_PKEY,
+	RXE_CNT_DROP_ICRC,
+	RXE_CNT_DROP_QPN,
+	RXE_CNT_DROP_QKEY,
+	RXE_CNT_DROP_SEQ,
+	RXE_CNT_DROP_STATE,
+	RXE_CNT_DROP_NO_RECV,
+	RXE_CNT_DROP_ADDR,
+	RXE_CNT_DROP_MALFORMED,
+	RXE_CNT_RETRY,		/* retransmissions after a timeout or NAK */
+	RXE_CNT_RETRY_EXCEEDED,
+	RXE_CNT_RNR_NAK_SENT,
+	RXE_CNT_RNR_NAK_RCVD,
+	RXE_CNT_RNR_RETRY_EXCEEDED,
+	RXE_CNT_SEQ_NAK_SENT,
+	RXE_CNT_DUP_REQ,
+	RXE_CNT_SEND_ERR,
+	RXE_CNT_NUM
+};
+
+/* ---- the device ----------------------------------------------------------- */
+
+/**
+ * struct rxe_dev - one soft-RoCE device
+ * @ib_dev: the core's device (first member: the core allocates the whole)
+ * @attr: what query_device() reports
+ * @port_attr: what query_port() reports; under @lock
+ * @ndev: the netdev, held by the core (ib_device_set_netdev()); read it
+ *	with rxe_ndev_get(), which fails once NETDEV_UNREGISTER was seen
+ * @net: the netdev's namespace, whose UDP sockets this device uses
+ * @lock: port attributes and @ndev_gone
+ * @ndev_gone: the netdev is unregistering: nothing may use @ndev any more
+ * @qp_xa: QPs by number (RCU readers, kref-protected)
+ * @mr_xa: MRs by key index (RCU readers, refcount-protected)
+ * @mcast_xa: multicast groups by index; under @mcast_lock
+ * @mcast_lock: multicast attachments; spin_lock_bh
+ * @next_qpn: allocation cursor for QP numbers
+ * @num_objs: live PDs, AHs, CQs, SRQs, QPs, MRs (lifetime checks)
+ * @stats: the counters of enum rxe_counter
+ */
+struct rxe_dev {
+	struct ib_device	ib_dev;
+	struct ib_device_attr	attr;
+	struct ib_port_attr	port_attr;
+	struct net		*net;
+	spinlock_t		lock;		/* port_attr, ndev_gone */
+	bool			ndev_gone;
+	struct xarray		qp_xa;
+	struct xarray		mr_xa;
+	u32			next_qpn;
+	u32			next_mr;
+	spinlock_t		mcast_lock;	/* mcast_list and its groups */
+	struct list_head	mcast_list;
+	atomic_t		num_objs;
+	atomic64_t		stats[RXE_CNT_NUM];
+};
+
+static inline struct rxe_dev *to_rdev(struct ib_device *dev)
+{
+	return container_of(dev, struct rxe_dev, ib_dev);
+}
+
+static inline void rxe_count(struct rxe_dev *rxe, enum rxe_counter c)
+{
+	atomic64_inc(&rxe->stats[c]);
+}
+
+static inline void rxe_count_add(struct rxe_dev *rxe, enum rxe_counter c,
+				 u64 n)
+{
+	atomic64_add(n, &rxe->stats[c]);
+}
+
+/* ---- PD and AH ------------------------------------------------------------ */
+
+struct rxe_pd {
+	struct ib_pd		ibpd;
+};
+
+static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
+{
+	return container_of(pd, struct rxe_pd, ibpd);
+}
+
+/**
+ * struct rxe_av - where packets go, resolved once
+ * @net_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ * @saddr: source address (IPv4 in @saddr.v4 when @net_type is IPv4)
+ * @daddr: destination address
+ * @dmac: destination MAC (the IP layer resolves it again on send)
+ * @flow_label: 20-bit flow label; also picks the UDP source port
+ * @traffic_class: IPv6 traffic class / IPv4 TOS
+ * @hop_limit: IPv6 hop limit / IPv4 TTL
+ * @sgid_index: GID table index of the source
+ *
+ * Send work requests copy the AV of their AH, so the send path never looks
+ * an AH up and never holds one.
+ */
+struct rxe_av {
+	enum rdma_network_type	net_type;
+	union {
+		__be32		v4;
+		struct in6_addr	v6;
+	} saddr, daddr;
+	u8			dmac[ETH_ALEN];
+	u32			flow_label;
+	u8			traffic_class;
+	u8			hop_limit;
+	u8			sgid_index;
+};
+
+struct rxe_ah {
+	struct ib_ah		ibah;
+	struct rxe_av		av;
+};
+
+static inline struct rxe_ah *to_rah(struct ib_ah *ah)
+{
+	return container_of(ah, struct rxe_ah, ibah);
+}
+
+int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
+		     struct rxe_av *av);
+void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
+
+/* ---- CQ ------------------------------------------------------------------- */
+
+/**
+ * struct rxe_cq - a completion queue
+ * @ibcq: the core's CQ (first member)
+ * @lock: the ring and @notify; spin_lock_irqsave (posted from softirq,
+ *	polled from any context)
+ * @queue: ring of @size entries (a power of two)
+ * @head: next entry to fill
+ * @tail: next entry to poll
+ * @notify: armed IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, 0 when not armed
+ * @overflow: a completion was lost; the CQ is in error
+ */
+struct rxe_cq {
+	struct ib_cq		ibcq;
+	spinlock_t		lock;		/* the ring, notify, overflow */
+	struct ib_wc		*queue;
+	u32			size;
+	u32			head;
+	u32			tail;
+	u32			notify;
+	bool			overflow;
+};
+
+static inline struct rxe_cq *to_rcq(struct ib_cq *cq)
+{
+	return container_of(cq, struct rxe_cq, ibcq);
+}
+
+int rxe_cq_post(struct rxe_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/* ---- receive queues (QP RQ and SRQ) --------------------------------------- */
+
+struct rxe_recv_wqe {
+	u64			wr_id;
+	u32			num_sge;
+	u32			length;
+	struct ib_sge		*sge;
+};
+
+/**
+ * struct rxe_rq - a receive queue, of a QP or an SRQ
+ * @lock: the ring; spin_lock_irqsave
+ * @wqe: ring of @size entries (a power of two)
+ * @sge: @size * @max_sge scatter entries, @max_sge per WQE
+ * @head: next entry post_recv() fills
+ * @tail: next entry a receive consumes
+ * @max_wr: entries the owner asked for
+ * @max_sge: scatter entries per WQE
+ */
+struct rxe_rq {
+	spinlock_t		lock;		/* the ring */
+	struct rxe_recv_wqe	*wqe;
+	struct ib_sge		*sge;
+	u32			size;
+	u32			head;
+	u32			tail;
+	u32			max_wr;
+	u32			max_sge;
+};
+
+int rxe_rq_init(struct rxe_rq *rq, u32 max_wr, u32 max_sge);
+void rxe_rq_free(struct rxe_rq *rq);
+int rxe_rq_post(struct rxe_rq *rq, const struct ib_recv_wr *wr,
+		const struct ib_recv_wr **bad_wr);
+
+static inline u32 rxe_rq_count(const struct rxe_rq *rq)
+{
+	return rq->head - rq->tail;
+}
+
+struct rxe_srq {
+	struct ib_srq		ibsrq;
+	struct rxe_rq		rq;
+	u32			limit;	/* under rq.lock; 0 = not armed */
+};
+
+static inline struct rxe_srq *to_rsrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct rxe_srq, ibsrq);
+}
+
+bool rxe_srq_take(struct rxe_srq *srq, struct rxe_recv_wqe *out,
+		  struct ib_sge *sge);
+
+/* ---- MR ------------------------------------------------------------------- */
+
+enum rxe_mr_kind {
+	RXE_MR_DMA,		/* any kernel virtual address */
+	RXE_MR_FAST,		/* fast-registration page list */
+};
+
+/**
+ * struct rxe_mr - a memory region
+ * @ibmr: the core's MR; lkey == rkey == index << 8 | key byte
+ * @kind: DMA (the whole kernel address space) or fast-reg
+ * @valid: a fast-reg MR is registered and not invalidated; under @rxe's
+ *	mr_xa lock for writers, read with READ_ONCE by the data path
+ * @access: IB_ACCESS_* rights
+ * @pages: page addresses (kernel virtual) of a fast-reg MR
+ * @max_pages: room in @pages
+ * @npages: pages mapped by ib_map_mr_sg()
+ * @ref: data-path users plus one for the owner; the last put completes
+ *	@done, which dereg waits for
+ */
+struct rxe_mr {
+	struct ib_mr		ibmr;
+	struct rxe_dev		*rxe;
+	enum rxe_mr_kind	kind;
+	bool			valid;
+	int			access;
+	u64			*pages;
+	u32			max_pages;
+	u32			npages;
+	u32			index;
+	refcount_t		ref;
+	struct completion	done;
+	struct rcu_head		rcu;
+};
+
+static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
+{
+	return container_of(mr, struct rxe_mr, ibmr);
+}
+
+struct rxe_mr *rxe_mr_get(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
+			  int access, bool remote);
+void rxe_mr_put(struct rxe_mr *mr);
+int rxe_mr_check_range(struct rxe_mr *mr, u64 iova, u64 len);
+void rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *buf, u32 len,
+		 bool to_mr);
+u64 *rxe_mr_atomic_ptr(struct rxe_mr *mr, u64 iova);
+int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
+		 const struct ib_sge *sge, u32 num_sge, u32 offset,
+		 void *buf, u32 len, bool to_sge);
+int rxe_mr_fast_reg(struct rxe_dev *rxe, struct ib_pd *pd,
+		    const struct ib_reg_wr *wr);
+int rxe_mr_invalidate(struct rxe_dev *rxe, struct ib_pd *pd, u32 key);
+
+/* ---- QP ------------------------------------------------------------------- */
+
+enum rxe_wqe_state {
+	RXE_WQE_POSTED,		/* not started */
+	RXE_WQE_SENDING,	/* some packets sent */
+	RXE_WQE_SENT,		/* every packet sent; awaiting ACK or response */
+	RXE_WQE_DONE,		/* finished; retires in order */
+};
+
+/**
+ * struct rxe_send_wqe - one send work request and its progress
+ * @wr_id: the caller's id
+ * @opcode: IB_WR_*
+ * @send_flags: IB_SEND_*
+ * @ex: immediate data or rkey to invalidate
+ * @av: UD: destination, copied from the AH at post time
+ * @remote_qpn: UD destination QP
+ * @remote_qkey: UD Q_Key (the controlled bit already resolved)
+ * @remote_addr: RDMA/atomic target address
+ * @rkey: RDMA/atomic target key
+ * @compare_add: atomic operand
+ * @swap: atomic operand
+ * @reg: IB_WR_REG_MR: the MR, key and access
+ * @length: payload bytes of the message
+ * @num_sge: gather entries in @sge (0 with IB_SEND_INLINE)
+ * @sge: gather list (or inline data), in the SQ's @sge array
+ * @state: enum rxe_wqe_state
+ * @status: completion status once @state is DONE
+ * @first_psn: PSN of the first packet of the message
+ * @last_psn: PSN of the last packet (READ: of the last response)
+ * @sent: payload bytes already sent (READ: received)
+ */
+struct rxe_send_wqe {
+	u64			wr_id;
+	enum ib_wr_opcode	opcode;
+	int			send_flags;
+	union {
+		__be32		imm_data;
+		u32		invalidate_rkey;
+	} ex;
+	struct rxe_av		av;
+	u32			remote_qpn;
+	u32			remote_qkey;
+	u64			remote_addr;
+	u32			rkey;
+	u64			compare_add;
+	u64			swap;
+	struct {
+		struct ib_mr	*mr;
+		u32		key;
+		int		access;
+	} reg;
+	u32			length;
+	u32			num_sge;
+	struct ib_sge		*sge;
+	enum rxe_wqe_state	state;
+	enum ib_wc_status	status;
+	u32			first_psn;
+	u32			last_psn;
+	u32			sent;
+};
+
+/**
+ * struct rxe_sq - the send queue
+ * @lock: @head (producers) and the ring slots in use; spin_lock_irqsave.
+ *	The engine reads and writes WQEs between @tail and @head without it.
+ * @wqe: ring of @size entries (a power of two)
+ * @sge: @size * @max_sge gather entries
+ * @head: next slot post_send() fills
+ * @tail: oldest WQE not yet retired (the completer's position)
+ * @max_wr: entries the owner asked for
+ * @max_sge: gather entries per WQE
+ */
+struct rxe_sq {
+	spinlock_t		lock;		/* producers */
+	struct rxe_send_wqe	*wqe;
+	struct ib_sge		*sge;
+	u32			size;
+	u32			head;
+	u32			tail;
+	u32			max_wr;
+	u32			max_sge;
+};
+
+/* What the responder remembers of an RDMA READ or ATOMIC it executed. */
+struct rxe_rd_res {
+	bool			valid;
+	bool			atomic;
+	u32			first_psn;
+	u32			last_psn;
+	u64			va;
+	u32			rkey;
+	u32			length;
+	u64			orig;		/* ATOMIC: the value returned */
+};
+
+/**
+ * struct rxe_qp - a queue pair
+ * @ibqp: the core's QP (first member)
+ * @rxe: the device
+ * @ref: the owner's reference plus one per user (receive path lookups,
+ *	engine runs, queued work, timers); the last put completes @done
+ * @done: destroy_qp() waits for it after unpublishing the QP
+ * @state_lock: @state, @attr and the path; spin_lock_bh
+ * @state: IB QP state; read without the lock with READ_ONCE
+ * @attr: the attributes of modify_qp() that query_qp() reports
+ * @type_mask: RXE_MASK_RC/UC/UD
+ * @mtu: path MTU in bytes
+ * @av: RC/UC: the destination path
+ * @src_port: RC/UC: UDP source port of the QP pair
+ * @sq: send queue
+ * @rq: receive queue (unused with @srq)
+ * @srq: shared receive queue, or NULL
+ * @scq: send CQ
+ * @rcq: receive CQ
+ * @eng_lock: @eng_running and @eng_more; spin_lock_irqsave
+ * @eng_running: a context is running the engine (rxe_qp_run())
+ * @eng_more: another context asked for a run meanwhile
+ * @work: runs the engine from process context
+ * @resp_pkts: requests (responder input); skb queue with its own lock
+ * @comp_pkts: responses and ACKs (completer input)
+ * @retrans_timer: local ACK timeout
+ * @rnr_timer: RNR NAK wait
+ * @destroyed: destroy_qp() started: timers and work are not re-armed
+ * @req: requester state, owned by the engine
+ * @comp: completer state, owned by the engine
+ * @resp: responder state, owned by the engine
+ *
+ * The engine (rxe_qp_run()) is the only code touching @req, @comp and
+ * @resp and the WQEs between @sq.tail and @sq.head.  At most one context
+ * runs it at a time; a context that finds it running sets @eng_more so
+ * the runner goes round again.
+ */
+struct rxe_qp {
+	struct ib_qp		ibqp;
+	struct rxe_dev		*rxe;
+	struct kref		ref;
+	struct completion	done;
+
+	spinlock_t		state_lock;	/* state, attr, av */
+	enum ib_qp_state	state;
+	struct ib_qp_attr	attr;
+	u32			type_mask;
+	u32			mtu;
+	struct rxe_av		av;
+	u16			src_port;
+	bool			sig_all;
+
+	struct rxe_sq		sq;
+	struct rxe_rq		rq;
+	struct rxe_srq		*srq;
+	struct rxe_cq		*scq;
+	struct rxe_cq		*rcq;
+
+	spinlock_t		eng_lock;	/* eng_running, eng_more */
+	bool			eng_running;
+	bool			eng_more;
+	struct work_struct	work;
+	struct sk_buff_head	resp_pkts;
+	struct sk_buff_head	comp_pkts;
+	struct timer_list	retrans_timer;
+	struct timer_list	rnr_timer;
+	bool			destroyed;
+	bool			timeout_fired;
+	bool			rnr_fired;
+
+	struct {
+		u32		idx;		/* next WQE to work on */
+		u32		psn;		/* next PSN to send */
+		u32		noack;		/* packets since the last AckReq */
+		u32		rd_atomic;	/* READ/ATOMIC outstanding */
+		bool		rnr_wait;	/* waiting for @rnr_timer */
+	} req;
+
+	struct {
+		u32		psn;		/* oldest PSN not acknowledged */
+		u32		retry_cnt;
+		u32		rnr_retry;
+	} comp;
+
+	struct {
+		u32		psn;		/* expected PSN */
+		u32		msn;
+		bool		nak_sent;	/* a sequence NAK is out */
+		bool		in_send;	/* a multi-packet SEND is open */
+		bool		in_write;	/* a multi-packet WRITE is open */
+		bool		have_wqe;	/* @wqe is taken from the RQ */
+		struct rxe_recv_wqe wqe;	/* receive WQE of the open SEND */
+		struct ib_sge	sge[RXE_MAX_SGE];
+		u32		offset;		/* bytes of it filled */
+		struct rxe_mr	*mr;		/* target of the open WRITE */
+		u64		va;
+		u32		resid;
+		u32		wlen;		/* length of the open WRITE */
+		u32		res_head;	/* next @res slot */
+		struct rxe_rd_res res[RXE_MAX_RD_ATOMIC];
+	} resp;
+
+};
+
+static inline struct rxe_qp *to_rqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct rxe_qp, ibqp);
+}
+
+static inline u32 rxe_qpn(const struct rxe_qp *qp)
+{
+	return qp->ibqp.qp_num;
+}
+
+struct rxe_qp *rxe_qp_get(struct rxe_dev *rxe, u32 qpn);
+void rxe_qp_put(struct rxe_qp *qp);
+void rxe_qp_run(struct rxe_qp *qp);
+void rxe_qp_kick(struct rxe_qp *qp);
+void rxe_qp_error(struct rxe_qp *qp);
+void rxe_qp_async_event(struct rxe_qp *qp, enum ib_event_type type);
+void rxe_qp_flush(struct rxe_qp *qp);
+bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_recv_wqe *out,
+		      struct ib_sge *sge);
+void rxe_qp_post_recv_cqe(struct rxe_qp *qp, const struct ib_wc *wc,
+			  bool solicited);
+
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* ---- multicast (rxe_mcast.c) ---------------------------------------------- */
+
+int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int rxe_mcast_deliver(struct rxe_dev *rxe, const union ib_gid *dgid,
+		      struct sk_buff *skb, const struct rxe_pkt *pkt);
+void rxe_mcast_cleanup(struct rxe_dev *rxe);
+void rxe_mcast_detach_all(struct rxe_qp *qp);
+void rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
+		      struct sk_buff *skb);
+
+/* ---- engines -------------------------------------------------------------- */
+
+int rxe_req_process(struct rxe_qp *qp);
+void rxe_req_retry(struct rxe_qp *qp);
+void rxe_comp_process(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_comp_timeouts(struct rxe_qp *qp);
+void rxe_comp_retire(struct rxe_qp *qp);
+void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb);
+void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
+		 const struct rxe_pkt *pkt);
+void rxe_retrans_timer_arm(struct rxe_qp *qp);
+
+/* ---- network (rxe_net.c) and receive (rxe_recv.c) ------------------------- */
+
+/*
+ * The control block of a received skb: where the BTH is and what the
+ * header checks found.  The skb is linear from the IP header on.
+ */
+struct rxe_skb_cb {
+	struct rxe_pkt		pkt;
+	u16			l3_off;		/* from skb->data, negative */
+	bool			ipv6;
+};
+
+static inline struct rxe_skb_cb *rxe_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct rxe_skb_cb) > sizeof(skb->cb));
+	return (struct rxe_skb_cb *)skb->cb;
+}
+
+struct sk_buff *rxe_pkt_alloc(struct rxe_dev *rxe, const struct rxe_av *av,
+			      u32 hdr_len, u32 paylen, u8 **bth);
+int rxe_xmit(struct rxe_dev *rxe, const struct rxe_av *av, u16 sport,
+	     struct sk_buff *skb);
+void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb);
+void rxe_drop(struct rxe_dev *rxe, struct sk_buff *skb, enum rxe_drop why);
+struct net_device *rxe_ndev_get(struct rxe_dev *rxe);
+int rxe_net_init(void);
+void rxe_net_exit(void);
+int rxe_net_get(struct net *net);
+int rxe_dev_track(struct rxe_dev *rxe, struct net_device *ndev);
+void rxe_dev_untrack(struct rxe_dev *rxe);
+void rxe_net_put(struct net *net);
+void rxe_port_update(struct rxe_dev *rxe, struct net_device *ndev,
+		     bool send_event);
+
+/* ---- device (rxe.c, rxe_verbs.c, rxe_hw_counters.c) ----------------------- */
+
+int rxe_register(struct rxe_dev *rxe, const char *name,
+		 struct net_device *ndev);
+extern const struct ib_device_ops rxe_dev_ops;
+struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *dev,
+					      u32 port);
+int rxe_get_hw_stats(struct ib_device *dev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
+enum rxe_counter rxe_drop_counter(enum rxe_drop why);
+
+extern struct workqueue_struct *rxe_wq;
+extern const struct attribute_group rxe_attr_group;
+void rxe_dealloc_driver(struct ib_device *ib_dev);
+
+/* verbs implemented outside rxe_verbs.c */
+int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs);
+int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int rxe_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int rxe_peek_cq(struct ib_cq *ibcq, int wc_cnt);
+int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata);
+int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
+int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int rxe_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+#endif /* RXE_H */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address vectors: a RoCE v2 destination resolved from an rdma_ah_attr
+ * once (IP version, addresses, flow label, traffic class, hop limit), for
+ * address handles and for the primary path of RC and UC QPs.
+ *
+ * Address handles are the core's allocation with struct rxe_av inline:
+ * creating one fills the AV and takes no lock and allocates nothing, so
+ * create_ah and destroy_ah are safe in any context, with or without
+ * RDMA_CREATE_AH_SLEEPABLE.  AHs are not indexed; a UD send copies the AV
+ * into its work request, so the send path never looks an AH up.
+ */
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+
+#include "rxe.h"
+
+/**
+ * rxe_av_from_attr() - resolve an address vector
+ * @rxe: the device
+ * @attr: a RoCE address with a GRH and its source GID entry
+ * @av: filled in
+ *
+ * Context: any; takes no lock.
+ * Return: 0, or -EINVAL for a missing GRH or source GID entry, a GID that
+ * is not RoCE v2, or addresses of different IP versions.
+ */
+int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
+		     struct rxe_av *av)
+{
+	const struct ib_global_route *grh = &attr->grh;
+	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	const struct in6_addr *s6, *d6;
+
+	if (!(attr->ah_flags & IB_AH_GRH) || !sgid ||
+	    attr->type != RDMA_AH_ATTR_TYPE_ROCE)
+		return -EINVAL;
+	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	s6 = (const struct in6_addr *)sgid->gid.raw;
+	d6 = (const struct in6_addr *)grh->dgid.raw;
+	memset(av, 0, sizeof(*av));
+	if (ipv6_addr_v4mapped(s6)) {
+		if (!ipv6_addr_v4mapped(d6))
+			return -EINVAL;
+		av->net_type = RDMA_NETWORK_IPV4;
+		av->saddr.v4 = s6->s6_addr32[3];
+		av->daddr.v4 = d6->s6_addr32[3];
+	} else {
+		if (ipv6_addr_v4mapped(d6))
+			return -EINVAL;
+		av->net_type = RDMA_NETWORK_IPV6;
+		av->saddr.v6 = *s6;
+		av->daddr.v6 = *d6;
+	}
+	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	av->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
+	av->traffic_class = grh->traffic_class;
+	av->hop_limit = grh->hop_limit ?: 64;
+	av->sgid_index = grh->sgid_index;
+	return 0;
+}
+
+/**
+ * rxe_av_to_attr() - the address part of an rdma_ah_attr from an AV
+ * @av: the AV
+ * @attr: destination fields filled in (no source GID entry reference)
+ */
+void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr)
+{
+	struct ib_global_route *grh = &attr->grh;
+
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	attr->ah_flags = IB_AH_GRH;
+	attr->port_num = 1;
+	if (av->net_type == RDMA_NETWORK_IPV4)
+		ipv6_addr_set_v4mapped(av->daddr.v4,
+				       (struct in6_addr *)grh->dgid.raw);
+	else
+		memcpy(grh->dgid.raw, &av->daddr.v6, sizeof(grh->dgid));
+	grh->flow_label = av->flow_label;
+	grh->traffic_class = av->traffic_class;
+	grh->hop_limit = av->hop_limit;
+	grh->sgid_index = av->sgid_index;
+	memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
+}
+
+int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(ibah->device);
+	int ret;
+
+	ret = rxe_av_from_attr(rxe, init->ah_attr, &to_rah(ibah)->av);
+	if (!ret)
+		atomic_inc(&rxe->num_objs);
+	return ret;
+}
+
+int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	struct rxe_av av;
+	int ret;
+
+	ret = rxe_av_from_attr(to_rdev(ibah->device), attr, &av);
+	if (!ret)
+		to_rah(ibah)->av = av;
+	return ret;
+}
+
+int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	rxe_av_to_attr(&to_rah(ibah)->av, attr);
+	return 0;
+}
+
+int rxe_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	atomic_dec(&to_rdev(ibah->device)->num_objs);
+	return 0;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues: a ring of struct ib_wc filled by the engines and the
+ * UD receive path, drained by poll_cq(), with the usual arm-and-notify
+ * protocol.  One spinlock (irqsave) guards the ring and the arming state;
+ * the completion handler is called after it is released.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "rxe.h"
+
+static void rxe_cq_event(struct rxe_cq *cq, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = type,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+/**
+ * rxe_cq_post() - add a completion
+ * @cq: the CQ
+ * @wc: the completion
+ * @solicited: it belongs to a solicited receive
+ *
+ * Calls the CQ's completion handler when the CQ was armed for this kind of
+ * completion.  On overflow the completion is lost and IB_EVENT_CQ_ERR is
+ * raised once.
+ *
+ * Context: any.
+ * Return: 0, or -ENOSPC on overflow.
+ */
+int rxe_cq_post(struct rxe_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	unsigned long flags;
+	bool notify = false, overflow = false;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->head - cq->tail >= cq->size) {
+		overflow = !cq->overflow;
+		cq->overflow = true;
+	} else {
+		cq->queue[cq->head & (cq->size - 1)] = *wc;
+		cq->head++;
+		if (cq->notify == IB_CQ_NEXT_COMP ||
+		    (cq->notify == IB_CQ_SOLICITED &&
+		     (solicited || wc->status != IB_WC_SUCCESS))) {
+			cq->notify = 0;
+			notify = true;
+		}
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (overflow) {
+		rxe_cq_event(cq, IB_EVENT_CQ_ERR);
+		return -ENOSPC;
+	}
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return cq->overflow ? -ENOSPC : 0;
+}
+
+int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs)
+{
+	struct rxe_dev *rxe = to_rdev(ibcq->device);
+	struct rxe_cq *cq = to_rcq(ibcq);
+
+	if (attrs)
+		return -EOPNOTSUPP;
+	if (!attr->cqe || attr->cqe > rxe->attr.max_cqe || attr->flags)
+		return -EINVAL;
+	cq->size = roundup_pow_of_two(attr->cqe + 1);
+	cq->queue = kvcalloc(cq->size, sizeof(*cq->queue), GFP_KERNEL);
+	if (!cq->queue)
+		return -ENOMEM;
+	spin_lock_init(&cq->lock);
+	ibcq->cqe = cq->size - 1;
+	atomic_inc(&rxe->num_objs);
+	return 0;
+}
+
+int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+
+	kvfree(cq->queue);
+	atomic_dec(&to_rdev(ibcq->device)->num_objs);
+	return 0;
+}
+
+int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(ibcq->device);
+	struct rxe_cq *cq = to_rcq(ibcq);
+	struct ib_wc *q, *old;
+	unsigned long flags;
+	u32 size, n, i;
+
+	if (cqe <= 0 || cqe > rxe->attr.max_cqe)
+		return -EINVAL;
+	size = roundup_pow_of_two(cqe + 1);
+	q = kvcalloc(size, sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	spin_lock_irqsave(&cq->lock, flags);
+	n = cq->head - cq->tail;
+	if (n >= size) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		kvfree(q);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		q[i] = cq->queue[(cq->tail + i) & (cq->size - 1)];
+	old = cq->queue;
+	cq->queue = q;
+	cq->size = size;
+	cq->tail = 0;
+	cq->head = n;
+	ibcq->cqe = size - 1;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	kvfree(old);
+	return 0;
+}
+
+int rxe_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && cq->tail != cq->head) {
+		wc[n++] = cq->queue[cq->tail & (cq->size - 1)];
+		cq->tail++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int rxe_peek_cq(struct ib_cq *ibcq, int wc_cnt)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	n = cq->head - cq->tail;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return min(n, wc_cnt);
+}
+
+int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	unsigned long irqf;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqf);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqf);
+	return ret;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardware counters of the port through struct rdma_hw_stats: packets and
+ * bytes each way, received packets dropped by cause, retries and RNR
+ * events.  The data path counts with atomic64 increments in rxe_dev.stats.
+ */
+#include "rxe.h"
+
+static const struct rdma_stat_desc rxe_counter_descs[RXE_CNT_NUM] = {
+	[RXE_CNT_SENT_PKTS]		= { .name = "sent_pkts" },
+	[RXE_CNT_RCVD_PKTS]		= { .name = "rcvd_pkts" },
+	[RXE_CNT_SENT_BYTES]		= { .name = "sent_bytes" },
+	[RXE_CNT_RCVD_BYTES]		= { .name = "rcvd_bytes" },
+	[RXE_CNT_DROP_LENGTH]		= { .name = "drop_length" },
+	[RXE_CNT_DROP_OPCODE]		= { .name = "drop_opcode" },
+	[RXE_CNT_DROP_VERSION]		= { .name = "drop_version" },
+	[RXE_CNT_DROP_PKEY]		= { .name = "drop_pkey" },
+	[RXE_CNT_DROP_ICRC]		= { .name = "drop_icrc" },
+	[RXE_CNT_DROP_QPN]		= { .name = "drop_qpn" },
+	[RXE_CNT_DROP_QKEY]		= { .name = "drop_qkey" },
+	[RXE_CNT_DROP_SEQ]		= { .name = "drop_seq" },
+	[RXE_CNT_DROP_STATE]		= { .name = "drop_state" },
+	[RXE_CNT_DROP_NO_RECV]		= { .name = "drop_no_recv" },
+	[RXE_CNT_DROP_ADDR]		= { .name = "drop_addr" },
+	[RXE_CNT_DROP_MALFORMED]	= { .name = "drop_malformed" },
+	[RXE_CNT_RETRY]			= { .name = "retries" },
+	[RXE_CNT_RETRY_EXCEEDED]	= { .name = "retry_exceeded" },
+	[RXE_CNT_RNR_NAK_SENT]		= { .name = "rnr_nak_sent" },
+	[RXE_CNT_RNR_NAK_RCVD]		= { .name = "rnr_nak_rcvd" },
+	[RXE_CNT_RNR_RETRY_EXCEEDED]	= { .name = "rnr_retry_exceeded" },
+	[RXE_CNT_SEQ_NAK_SENT]		= { .name = "seq_nak_sent" },
+	[RXE_CNT_DUP_REQ]		= { .name = "duplicate_requests" },
+	[RXE_CNT_SEND_ERR]		= { .name = "send_err" },
+};
+
+/**
+ * rxe_drop_counter() - the counter a drop cause is counted under
+ * @why: a cause other than RXE_DROP_NONE
+ *
+ * Return: the counter.
+ */
+enum rxe_counter rxe_drop_counter(enum rxe_drop why)
+{
+	static const enum rxe_counter map[RXE_DROP_NR] = {
+		[RXE_DROP_LENGTH]	= RXE_CNT_DROP_LENGTH,
+		[RXE_DROP_OPCODE]	= RXE_CNT_DROP_OPCODE,
+		[RXE_DROP_VERSION]	= RXE_CNT_DROP_VERSION,
+		[RXE_DROP_PKEY]		= RXE_CNT_DROP_PKEY,
+		[RXE_DROP_ICRC]		= RXE_CNT_DROP_ICRC,
+		[RXE_DROP_QPN]		= RXE_CNT_DROP_QPN,
+		[RXE_DROP_QKEY]		= RXE_CNT_DROP_QKEY,
+		[RXE_DROP_SEQ]		= RXE_CNT_DROP_SEQ,
+		[RXE_DROP_STATE]	= RXE_CNT_DROP_STATE,
+		[RXE_DROP_NO_RECV]	= RXE_CNT_DROP_NO_RECV,
+		[RXE_DROP_ADDR]		= RXE_CNT_DROP_ADDR,
+		[RXE_DROP_MALFORMED]	= RXE_CNT_DROP_MALFORMED,
+	};
+
+	if (why <= RXE_DROP_NONE || why >= RXE_DROP_NR)
+		return RXE_CNT_DROP_MALFORMED;
+	return map[why];
+}
+
+struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *dev, u32 port)
+{
+	return rdma_alloc_hw_stats_struct(rxe_counter_descs, RXE_CNT_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int rxe_get_hw_stats(struct ib_device *dev, struct rdma_hw_stats *stats,
+		     u32 port, int index)
+{
+	struct rxe_dev *rxe = to_rdev(dev);
+	int i;
+
+	for (i = 0; i < RXE_CNT_NUM && i < stats->num_counters; i++)
+		stats->value[i] = atomic64_read(&rxe->stats[i]);
+	return i;
+}
+
+/*
+ * /sys/class/infiniband/<dev>/rxe_counters: "name value" per line, the
+ * same numbers get_hw_stats() reports, for tests and people.
+ */
+static ssize_t rxe_counters_show(struct device *device,
+				 struct device_attribute *attr, char *buf)
+{
+	struct rxe_dev *rxe = rdma_device_to_drv_device(device, struct rxe_dev,
+							ib_dev);
+	int i, n = 0;
+
+	for (i = 0; i < RXE_CNT_NUM; i++)
+		n += sysfs_emit_at(buf, n, "%s %lld\n",
+				   rxe_counter_descs[i].name,
+				   atomic64_read(&rxe->stats[i]));
+	return n;
+}
+static DEVICE_ATTR_RO(rxe_counters);
+
+/* Live verbs objects of the device: 0 once every user let go. */
+static ssize_t rxe_objects_show(struct device *device,
+				struct device_attribute *attr, char *buf)
+{
+	struct rxe_dev *rxe = rdma_device_to_drv_device(device, struct rxe_dev,
+							ib_dev);
+
+	return sysfs_emit(buf, "%d\n", atomic_read(&rxe->num_objs));
+}
+static DEVICE_ATTR_RO(rxe_objects);
+
+static struct attribute *rxe_dev_attrs[] = {
+	&dev_attr_rxe_counters.attr,
+	&dev_attr_rxe_objects.attr,
+	NULL,
+};
+
+const struct attribute_group rxe_attr_group = {
+	.attrs = rxe_dev_attrs,
+};

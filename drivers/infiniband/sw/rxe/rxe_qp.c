@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: creation, state changes, destruction, the per-QP engine
+ * that runs the requester, completer and responder, and flushing.
+ *
+ * Lifetime: a QP is published in rxe_dev.qp_xa at creation.  Users found
+ * through the index (the receive path), queued work and timer callbacks
+ * hold a reference (qp->ref); destroy_qp() unpublishes the QP, stops its
+ * timers and work, drops the owner's reference and waits for the last
+ * user, then waits for an RCU grace period so that no index reader still
+ * looks at the memory the core frees next.
+ */
+#include <linux/delay.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "rxe.h"
+
+static void rxe_qp_release(struct kref *ref)
+{
+	struct rxe_qp *qp = container_of(ref, struct rxe_qp, ref);
+
+	complete(&qp->done);
+}
+
+/**
+ * rxe_qp_get() - look a QP up by number for the receive path
+ * @rxe: the device
+ * @qpn: the QP number
+ *
+ * Context: any.
+ * Return: the QP with a reference (rxe_qp_put()), or NULL.
+ */
+struct rxe_qp *rxe_qp_get(struct rxe_dev *rxe, u32 qpn)
+{
+	struct rxe_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&rxe->qp_xa, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/**
+ * rxe_qp_put() - drop a reference from rxe_qp_get() or an engine user
+ * @qp: the QP
+ */
+void rxe_qp_put(struct rxe_qp *qp)
+{
+	kref_put(&qp->ref, rxe_qp_release);
+}
+
+/* ---- the engine ----------------------------------------------------------- */
+
+static void rxe_qp_work(struct work_struct *work)
+{
+	struct rxe_qp *qp = container_of(work, struct rxe_qp, work);
+
+	rxe_qp_run(qp);
+	rxe_qp_put(qp);
+}
+
+/**
+ * rxe_qp_kick() - run the engine later, from process context
+ * @qp: the QP
+ *
+ * Context: any.
+ */
+void rxe_qp_kick(struct rxe_qp *qp)
+{
+	if (READ_ONCE(qp->destroyed) || !kref_get_unless_zero(&qp->ref))
+		return;
+	if (!queue_work(rxe_wq, &qp->work))
+		rxe_qp_put(qp);
+}
+
+/* Complete a WQE of the SQ with a flush error, signalled or not. */
+static void rxe_flush_sq(struct rxe_qp *qp)
+{
+	struct ib_wc wc = {};
+
+	rxe_comp_retire(qp);
+	while (qp->sq.tail != READ_ONCE(qp->sq.head)) {
+		struct rxe_send_wqe *wqe =
+			&qp->sq.wqe[qp->sq.tail & (qp->sq.size - 1)];
+
+		wc.wr_id = wqe->wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.qp = &qp->ibqp;
+		wc.opcode = IB_WC_SEND;
+		rxe_cq_post(qp->scq, &wc, false);
+		/* the slot is free for post_send once tail moves past it */
+		smp_store_release(&qp->sq.tail, qp->sq.tail + 1);
+	}
+	qp->req.idx = qp->sq.tail;
+	qp->req.rd_atomic = 0;
+}
+
+static void rxe_flush_rq(struct rxe_qp *qp)
+{
+	struct rxe_recv_wqe wqe;
+	struct ib_wc wc = {};
+	unsigned long flags;
+
+	if (qp->resp.have_wqe) {
+		qp->resp.have_wqe = false;
+		qp->resp.in_send = false;
+		wc.wr_id = qp->resp.wqe.wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.qp = &qp->ibqp;
+		wc.opcode = IB_WC_RECV;
+		rxe_cq_post(qp->rcq, &wc, false);
+	}
+	if (qp->srq)
+		return;
+	for (;;) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		if (qp->rq.tail == qp->rq.head) {
+			spin_unlock_irqrestore(&qp->rq.lock, flags);
+			break;
+		}
+		wqe = qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
+		qp->rq.tail++;
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		wc.wr_id = wqe.wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.qp = &qp->ibqp;
+		wc.opcode = IB_WC_RECV;
+		rxe_cq_post(qp->rcq, &wc, false);
+	}
+}
+
+/**
+ * rxe_qp_flush() - complete everything queued with a flush error
+ * @qp: a QP in the error state; called by the engine only
+ */
+void rxe_qp_flush(struct rxe_qp *qp)
+{
+	timer_delete(&qp->retrans_timer);
+	timer_delete(&qp->rnr_timer);
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	if (qp->resp.mr) {
+		rxe_mr_put(qp->resp.mr);
+		qp->resp.mr = NULL;
+	}
+	qp->resp.in_write = false;
+	rxe_flush_sq(qp);
+	rxe_flush_rq(qp);
+}
+
+/* One pass over the QP's inputs; true if it did anything. */
+static bool rxe_qp_step(struct rxe_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sk_buff *skb;
+	bool progress = false;
+	int n;
+
+	if (state == IB_QPS_ERR) {
+		rxe_qp_flush(qp);
+		return false;
+	}
+	if (state == IB_QPS_RESET)
+		return false;
+	while ((skb = skb_dequeue(&qp->resp_pkts))) {
+		rxe_resp_process(qp, skb);
+		progress = true;
+	}
+	while ((skb = skb_dequeue(&qp->comp_pkts))) {
+		rxe_comp_process(qp, skb);
+		progress = true;
+	}
+	rxe_comp_timeouts(qp);
+	rxe_comp_retire(qp);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return true;
+	n = rxe_req_process(qp);
+	if (n > 0) {
+		rxe_comp_retire(qp);
+		progress = true;
+	}
+	return progress;
+}
+
+/**
+ * rxe_qp_run() - run the QP's engine until it has nothing left to do
+ * @qp: the QP; the caller keeps it alive for the call
+ *
+ * If another context is running the engine, it is asked to go round once
+ * more and this call returns at once.  With interrupts off, or after a
+ * budget of passes, the rest is left to a work item.
+ *
+ * Context: any.
+ */
+void rxe_qp_run(struct rxe_qp *qp)
+{
+	unsigned int budget = RXE_ENGINE_BUDGET;
+	unsigned long flags;
+	bool again;
+
+	if (in_hardirq() || irqs_disabled()) {
+		rxe_qp_kick(qp);
+		return;
+	}
+	spin_lock_irqsave(&qp->eng_lock, flags);
+	if (qp->eng_running) {
+		qp->eng_more = true;
+		spin_unlock_irqrestore(&qp->eng_lock, flags);
+		return;
+	}
+	qp->eng_running = true;
+	qp->eng_more = false;
+	spin_unlock_irqrestore(&qp->eng_lock, flags);
+
+	for (;;) {
+		again = rxe_qp_step(qp);
+		spin_lock_irqsave(&qp->eng_lock, flags);
+		again |= qp->eng_more;
+		qp->eng_more = false;
+		if (!again || !--budget) {
+			qp->eng_running = false;
+			spin_unlock_irqrestore(&qp->eng_lock, flags);
+			break;
+		}
+		spin_unlock_irqrestore(&qp->eng_lock, flags);
+	}
+	if (again)
+		rxe_qp_kick(qp);
+}
+
+/**
+ * rxe_qp_async_event() - tell the QP's owner about an asynchronous event
+ * @qp: the QP
+ * @type: IB_EVENT_*
+ */
+void rxe_qp_async_event(struct rxe_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * rxe_qp_error() - move a QP to the error state after a transport error
+ * @qp: the QP; called by the engine, which flushes on its next pass
+ */
+void rxe_qp_error(struct rxe_qp *qp)
+{
+	spin_lock_bh(&qp->state_lock);
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	qp->attr.qp_state = IB_QPS_ERR;
+	spin_unlock_bh(&qp->state_lock);
+	spin_lock_bh(&qp->eng_lock);
+	qp->eng_more = true;
+	spin_unlock_bh(&qp->eng_lock);
+}
+
+/* ---- receive WQEs ----------------------------------------------------------- */
+
+/**
+ * rxe_qp_take_recv() - consume the next receive WQE of a QP (or its SRQ)
+ * @qp: the QP
+ * @out: receives the WQE
+ * @sge: room for RXE_MAX_SGE entries; @out->sge points here afterwards
+ *
+ * Context: any.
+ * Return: false if none is posted.
+ */
+bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_recv_wqe *out,
+		      struct ib_sge *sge)
+{
+	struct rxe_recv_wqe *w;
+	unsigned long flags;
+
+	if (qp->srq)
+		return rxe_srq_take(qp->srq, out, sge);
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	if (qp->rq.tail == qp->rq.head) {
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		return false;
+	}
+	w = &qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
+	*out = *w;
+	memcpy(sge, w->sge, w->num_sge * sizeof(*sge));
+	out->sge = sge;
+	qp->rq.tail++;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return true;
+}
+
+/**
+ * rxe_rq_init() - allocate a receive queue
+ * @rq: the queue
+ * @max_wr: requested depth
+ * @max_sge: scatter entries per WQE
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rxe_rq_init(struct rxe_rq *rq, u32 max_wr, u32 max_sge)
+{
+	u32 i;
+
+	spin_lock_init(&rq->lock);
+	rq->size = roundup_pow_of_two(max(max_wr, 1U));
+	rq->max_wr = rq->size;
+	rq->max_sge = max(max_sge, 1U);
+	rq->head = 0;
+	rq->tail = 0;
+	rq->wqe = kvcalloc(rq->size, sizeof(*rq->wqe), GFP_KERNEL);
+	rq->sge = kvcalloc(rq->size * rq->max_sge, sizeof(*rq->sge),
+			   GFP_KERNEL);
+	if (!rq->wqe || !rq->sge) {
+		rxe_rq_free(rq);
+		return -ENOMEM;
+	}
+	for (i = 0; i < rq->size; i++)
+		rq->wqe[i].sge = &rq->sge[i * rq->max_sge];
+	return 0;
+}
+
+/**
+ * rxe_rq_free() - free a receive queue's memory
+ * @rq: the queue
+ */
+void rxe_rq_free(struct rxe_rq *rq)
+{
+	kvfree(rq->wqe);
+	kvfree(rq->sge);
+	rq->wqe = NULL;
+	rq->sge = NULL;
+}
+
+/**
+ * rxe_rq_post() - add receive work requests to a queue
+ * @rq: the queue
+ * @wr: the chain
+ * @bad_wr: set to the first request not posted
+ *
+ * Return: 0, -EINVAL for too many scatter entries, -ENOMEM when full.
+ */
+int rxe_rq_post(struct rxe_rq *rq, const struct ib_recv_wr *wr,
+		const struct ib_recv_wr **bad_wr)
+{
+	struct rxe_recv_wqe *w;
+	unsigned long flags;
+	int ret = 0, i;
+	u64 len;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > rq->max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (rq->head - rq->tail >= rq->size) {
+			ret = -ENOMEM;
+			break;
+		}
+		w = &rq->wqe[rq->head & (rq->size - 1)];
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		len = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sge[i] = wr->sg_list[i];
+			len += wr->sg_list[i].length;
+		}
+		w->length = min_t(u64, len, U32_MAX);
+		rq->head++;
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (ret && bad_wr)
+		*bad_wr = wr;
+	return ret;
+}
+
+/* ---- create, modify, query, destroy ----------------------------------------- */
+
+static int rxe_sq_init(struct rxe_sq *sq, u32 max_wr, u32 max_sge)
+{
+	u32 i;
+
+	spin_lock_init(&sq->lock);
+	sq->size = roundup_pow_of_two(max(max_wr, 1U));
+	sq->max_wr = sq->size;
+	sq->max_sge = max(max_sge, 1U);
+	sq->wqe = kvcalloc(sq->size, sizeof(*sq->wqe), GFP_KERNEL);
+	sq->sge = kvcalloc(sq->size * sq->max_sge, sizeof(*sq->sge),
+			   GFP_KERNEL);
+	if (!sq->wqe || !sq->sge) {
+		kvfree(sq->wqe);
+		kvfree(sq->sge);
+		return -ENOMEM;
+	}
+	for (i = 0; i < sq->size; i++)
+		sq->wqe[i].sge = &sq->sge[i * sq->max_sge];
+	return 0;
+}
+
+static void rxe_qp_timer(struct timer_list *t, bool rnr)
+{
+	struct rxe_qp *qp = rnr ? from_timer(qp, t, rnr_timer) :
+				  from_timer(qp, t, retrans_timer);
+
+	if (!kref_get_unless_zero(&qp->ref))
+		return;
+	if (rnr)
+		WRITE_ONCE(qp->rnr_fired, true);
+	else
+		WRITE_ONCE(qp->timeout_fired, true);
+	rxe_qp_run(qp);
+	rxe_qp_put(qp);
+}
+
+static void rxe_retrans_timer_fn(struct timer_list *t)
+{
+	rxe_qp_timer(t, false);
+}
+
+static void rxe_rnr_timer_fn(struct timer_list *t)
+{
+	rxe_qp_timer(t, true);
+}
+
+static int rxe_alloc_qpn(struct rxe_dev *rxe, struct rxe_qp *qp)
+{
+	struct xa_limit lim = XA_LIMIT(RXE_MIN_QPN, RXE_MIN_QPN + RXE_MAX_QP - 1);
+	u32 qpn;
+	int ret;
+
+	ret = xa_alloc_cyclic_irq(&rxe->qp_xa, &qpn, NULL, lim,
+				  &rxe->next_qpn, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(ibqp->device);
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct ib_qp_cap *cap = &init->cap;
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+		qp->type_mask = RXE_MASK_RC;
+		break;
+	case IB_QPT_UC:
+		qp->type_mask = RXE_MASK_UC;
+		break;
+	case IB_QPT_UD:
+		qp->type_mask = RXE_MASK_UD;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > rxe->attr.max_qp_wr ||
+	    cap->max_recv_wr > rxe->attr.max_qp_wr ||
+	    cap->max_send_sge > RXE_MAX_SGE || cap->max_recv_sge > RXE_MAX_SGE ||
+	    cap->max_inline_data > RXE_MAX_INLINE)
+		return -EINVAL;
+
+	qp->rxe = rxe;
+	kref_init(&qp->ref);
+	init_completion(&qp->done);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->eng_lock);
+	INIT_WORK(&qp->work, rxe_qp_work);
+	skb_queue_head_init(&qp->resp_pkts);
+	skb_queue_head_init(&qp->comp_pkts);
+	timer_setup(&qp->retrans_timer, rxe_retrans_timer_fn, 0);
+	timer_setup(&qp->rnr_timer, rxe_rnr_timer_fn, 0);
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_rcq(init->send_cq);
+	qp->rcq = to_rcq(init->recv_cq);
+	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;
+	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
+
+	ret = rxe_sq_init(&qp->sq, cap->max_send_wr,
+			  max_t(u32, cap->max_send_sge,
+				DIV_ROUND_UP(cap->max_inline_data,
+					     sizeof(struct ib_sge))));
+	if (ret)
+		return ret;
+	if (!qp->srq) {
+		ret = rxe_rq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge);
+		if (ret)
+			goto err_sq;
+	}
+	ret = rxe_alloc_qpn(rxe, qp);
+	if (ret)
+		goto err_rq;
+	/* What the QP really has */
+	cap->max_send_wr = qp->sq.size;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge);
+	if (!qp->srq) {
+		cap->max_recv_wr = qp->rq.size;
+		cap->max_recv_sge = qp->rq.max_sge;
+	}
+	atomic_inc(&rxe->num_objs);
+	/* Published last: from here on the receive path may find it. */
+	xa_store_irq(&rxe->qp_xa, rxe_qpn(qp), qp, GFP_KERNEL);
+	return 0;
+
+err_rq:
+	if (!qp->srq)
+		rxe_rq_free(&qp->rq);
+err_sq:
+	kvfree(qp->sq.wqe);
+	kvfree(qp->sq.sge);
+	return ret;
+}
+
+/* Back to the state right after creation; the engine must not be running. */
+static void rxe_qp_reset(struct rxe_qp *qp)
+{
+	unsigned long flags;
+
+	timer_delete_sync(&qp->retrans_timer);
+	timer_delete_sync(&qp->rnr_timer);
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq.head = 0;
+	qp->sq.tail = 0;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!qp->srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		qp->rq.head = 0;
+		qp->rq.tail = 0;
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
+	if (qp->resp.mr)
+		rxe_mr_put(qp->resp.mr);
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+}
+
+static int rxe_qp_check_attr(struct rxe_qp *qp, struct ib_qp_attr *attr,
+			     int mask, enum ib_qp_state cur,
+			     enum ib_qp_state next)
+{
+	struct rxe_dev *rxe = qp->rxe;
+
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > rxe->attr.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > rxe->attr.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > RXE_QPN_MASK)
+		return -EINVAL;
+	return 0;
+}
+
+int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_av av = {};
+	enum ib_qp_state cur, next;
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : READ_ONCE(qp->state);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	ret = rxe_qp_check_attr(qp, attr, mask, cur, next);
+	if (ret)
+		return ret;
+	if (mask & IB_QP_AV) {
+		ret = rxe_av_from_attr(qp->rxe, &attr->ah_attr, &av);
+		if (ret)
+			return ret;
+	}
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
+		/*
+		 * Quiesce the engine before its state is wiped: in RESET a
+		 * run does nothing, so wait for the one in progress, if any.
+		 */
+		spin_lock_bh(&qp->state_lock);
+		WRITE_ONCE(qp->state, IB_QPS_RESET);
+		spin_unlock_bh(&qp->state_lock);
+		flush_work(&qp->work);
+		while (READ_ONCE(qp->eng_running))
+			usleep_range(100, 200);
+		rxe_qp_reset(qp);
+	}
+
+	spin_lock_bh(&qp->state_lock);
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_AV) {
+		qp->av = av;
+		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		qp->attr.path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT) {
+		qp->attr.retry_cnt = attr->retry_cnt;
+		qp->comp.retry_cnt = attr->retry_cnt;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		qp->attr.rnr_retry = attr->rnr_retry;
+		qp->comp.rnr_retry = attr->rnr_retry;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_RQ_PSN) {
+		qp->attr.rq_psn = attr->rq_psn & RXE_PSN_MASK;
+		qp->resp.psn = qp->attr.rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		qp->attr.sq_psn = attr->sq_psn & RXE_PSN_MASK;
+		qp->req.psn = qp->attr.sq_psn;
+		qp->comp.psn = qp->attr.sq_psn;
+	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
+						  rxe_qpn(qp),
+						  qp->attr.dest_qp_num);
+	if (qp->type_mask == RXE_MASK_UD && next == IB_QPS_RTS) {
+		enum ib_mtu m = qp->rxe->port_attr.active_mtu;
+
+		qp->mtu = ib_mtu_enum_to_int(m);
+	}
+	qp->attr.qp_state = next;
+	qp->attr.cur_qp_state = next;
+	WRITE_ONCE(qp->state, next);
+	spin_unlock_bh(&qp->state_lock);
+
+	if (next == IB_QPS_ERR)
+		rxe_qp_run(qp);
+	return 0;
+}
+
+int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_bh(&qp->state_lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = qp->attr.path_mtu;
+	attr->qkey = qp->attr.qkey;
+	attr->rq_psn = qp->resp.psn;
+	attr->sq_psn = qp->req.psn;
+	attr->dest_qp_num = qp->attr.dest_qp_num;
+	attr->qp_access_flags = qp->attr.qp_access_flags;
+	attr->pkey_index = qp->attr.pkey_index;
+	attr->port_num = qp->attr.port_num ?: 1;
+	attr->max_rd_atomic = qp->attr.max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
+	attr->min_rnr_timer = qp->attr.min_rnr_timer;
+	attr->timeout = qp->attr.timeout;
+	attr->retry_cnt = qp->attr.retry_cnt;
+	attr->rnr_retry = qp->attr.rnr_retry;
+	if (qp->type_mask != RXE_MASK_UD)
+		rdma_copy_ah_attr(&attr->ah_attr, &qp->attr.ah_attr);
+	spin_unlock_bh(&qp->state_lock);
+	attr->cap.max_send_wr = qp->sq.size;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge);
+	if (!qp->srq) {
+		attr->cap.max_recv_wr = qp->rq.size;
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	init->send_cq = qp->ibqp.send_cq;
+	init->recv_cq = qp->ibqp.recv_cq;
+	init->srq = qp->ibqp.srq;
+	init->qp_type = qp->ibqp.qp_type;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_dev *rxe = qp->rxe;
+
+	WRITE_ONCE(qp->destroyed, true);
+	xa_erase_irq(&rxe->qp_xa, rxe_qpn(qp));
+	rxe_mcast_detach_all(qp);
+	timer_shutdown_sync(&qp->retrans_timer);
+	timer_shutdown_sync(&qp->rnr_timer);
+	if (cancel_work_sync(&qp->work))
+		rxe_qp_put(qp);
+	rxe_qp_put(qp);
+	wait_for_completion(&qp->done);
+	/* A work item queued by a late user has run by now; so have timers. */
+	flush_work(&qp->work);
+	synchronize_rcu();
+
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	if (qp->resp.mr)
+		rxe_mr_put(qp->resp.mr);
+	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	kvfree(qp->sq.wqe);
+	kvfree(qp->sq.sge);
+	if (!qp->srq)
+		rxe_rq_free(&qp->rq);
+	atomic_dec(&rxe->num_objs);
+	return 0;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive entry: every datagram of UDP port 4791 arrives here from the
+ * tunnel socket, in softirq context.  The order of the checks is
+ *
+ *   IP framing -> transport headers (rxe_hdr_parse()) -> ICRC -> P_Key
+ *   -> destination address -> QP lookup -> opcode vs QP type
+ *
+ * and a packet failing one is dropped and counted under its cause.  UD
+ * datagrams are delivered at once; RC and UC packets are queued on their
+ * QP and the QP's engine runs.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "rxe.h"
+
+/* Requests or responses a QP may have queued before more are dropped */
+#define RXE_MAX_QUEUED_PKTS	1024
+
+/**
+ * rxe_drop() - drop a received packet and count why
+ * @rxe: the device
+ * @skb: the packet
+ * @why: the cause
+ */
+void rxe_drop(struct rxe_dev *rxe, struct sk_buff *skb, enum rxe_drop why)
+{
+	rxe_count(rxe, rxe_drop_counter(why));
+	kfree_skb(skb);
+}
+
+static void rxe_pkt_dgid(struct sk_buff *skb, bool ipv6, union ib_gid *dgid)
+{
+	if (ipv6)
+		memcpy(dgid->raw, &ipv6_hdr(skb)->daddr, sizeof(*dgid));
+	else
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)dgid->raw);
+}
+
+/* Is the packet's destination one of the port's RoCE v2 GIDs? */
+static bool rxe_dgid_ok(struct rxe_dev *rxe, const union ib_gid *dgid)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(&rxe->ib_dev, dgid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
+static enum rxe_drop rxe_check_l3(struct sk_buff *skb, bool *ipv6)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ip_hdr(skb)->ihl != 5)
+			return RXE_DROP_MALFORMED;
+		*ipv6 = false;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		*ipv6 = true;
+	} else {
+		return RXE_DROP_MALFORMED;
+	}
+	return RXE_DROP_NONE;
+}
+
+static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
+		       struct sk_buff *skb)
+{
+	struct rxe_pkt *pkt = &rxe_cb(skb)->pkt;
+	struct sk_buff_head *q;
+	enum rxe_drop why;
+
+	why = rxe_check_transport(pkt, qp->type_mask, rxe_qpn(qp));
+	if (why) {
+		rxe_drop(rxe, skb, why);
+		return;
+	}
+	if (qp->type_mask == RXE_MASK_UD) {
+		rxe_resp_ud(qp, skb, pkt);
+		return;
+	}
+	q = (pkt->mask & RXE_MASK_REQ) ? &qp->resp_pkts : &qp->comp_pkts;
+	if (skb_queue_len(q) >= RXE_MAX_QUEUED_PKTS) {
+		rxe_drop(rxe, skb, RXE_DROP_STATE);
+		return;
+	}
+	skb_queue_tail(q, skb);
+	rxe_qp_run(qp);
+}
+
+/**
+ * rxe_rcv() - handle one received RoCE v2 packet
+ * @rxe: the device of the netdev it came in on
+ * @skb: the packet, data at the UDP header, network header set
+ *
+ * Consumes @skb.
+ *
+ * Context: softirq.
+ */
+void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb)
+{
+	struct rxe_skb_cb *cb = rxe_cb(skb);
+	struct rxe_pkt *pkt = &cb->pkt;
+	union ib_gid dgid;
+	enum rxe_drop why;
+	struct rxe_qp *qp;
+	bool ipv6 = false;
+	u8 *udp;
+
+	if (skb_linearize(skb) || skb->len < RXE_UDP_BYTES) {
+		rxe_drop(rxe, skb, RXE_DROP_MALFORMED);
+		return;
+	}
+	why = rxe_check_l3(skb, &ipv6);
+	if (why) {
+		rxe_drop(rxe, skb, why);
+		return;
+	}
+	udp = skb->data;
+	rxe_count(rxe, RXE_CNT_RCVD_PKTS);
+	rxe_count_add(rxe, RXE_CNT_RCVD_BYTES, skb->len - RXE_UDP_BYTES);
+
+	why = rxe_hdr_parse(udp + RXE_UDP_BYTES, skb->len - RXE_UDP_BYTES, pkt);
+	if (why) {
+		rxe_drop(rxe, skb, why);
+		return;
+	}
+	if (!rxe_icrc_ok(skb_network_header(skb), ipv6, udp, skb->len)) {
+		rxe_drop(rxe, skb, RXE_DROP_ICRC);
+		return;
+	}
+	if (!rxe_pkey_ok(rxe_bth_pkey(pkt->hdr), RXE_DEFAULT_PKEY)) {
+		rxe_drop(rxe, skb, RXE_DROP_PKEY);
+		return;
+	}
+	cb->ipv6 = ipv6;
+
+	rxe_pkt_dgid(skb, ipv6, &dgid);
+	if (rdma_is_multicast_addr((struct in6_addr *)dgid.raw)) {
+		if (pkt->qpn != RXE_MCAST_QPN || !(pkt->mask & RXE_MASK_UD)) {
+			rxe_drop(rxe, skb, RXE_DROP_QPN);
+			return;
+		}
+		rxe_mcast_deliver(rxe, &dgid, skb, pkt);
+		return;
+	}
+	if (!rxe_dgid_ok(rxe, &dgid)) {
+		rxe_drop(rxe, skb, RXE_DROP_ADDR);
+		return;
+	}
+	qp = rxe_qp_get(rxe, pkt->qpn);
+	if (!qp) {
+		rxe_drop(rxe, skb, RXE_DROP_QPN);
+		return;
+	}
+	rxe_rcv_qp(rxe, qp, skb);
+	rxe_qp_put(qp);
+}
+
+/**
+ * rxe_rcv_mcast_qp() - deliver one copy of a multicast datagram to a QP
+ * @rxe: the device
+ * @qp: an attached QP, referenced by the caller
+ * @skb: a copy for this QP, consumed
+ */
+void rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
+		      struct sk_buff *skb)
+{
+	rxe_rcv_qp(rxe, qp, skb);
+}

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The responder: requests that arrive at a QP.
+ *
+ * UD datagrams are delivered straight from the receive softirq
+ * (rxe_resp_ud()): Q_Key check, a receive WQE, the GRH or IPv4 header in
+ * the first 40 bytes of the buffer, the payload after it, a completion.
+ *
+ * RC and UC requests are handled by the QP's engine in PSN order
+ * (rxe_resp_process()).  RC: an expected PSN executes the request and is
+ * acknowledged when the requester asked; a later PSN gets one sequence
+ * NAK until the gap is filled; an earlier one is a duplicate (SEND/WRITE:
+ * ACK again; READ: answered again from the request's own RETH; ATOMIC:
+ * the saved result is sent again).  A SEND without a receive WQE gets an
+ * RNR NAK; a bad key or length a NAK that also moves the QP to error.
+ * UC: no acknowledgements; a gap drops the rest of the message.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "rxe.h"
+
+/* Serialises ATOMIC operations of all QPs against each other. */
+static DEFINE_SPINLOCK(rxe_atomic_lock);
+
+/* ---- UD ----------------------------------------------------------------- */
+
+static void rxe_fill_net_hdr(struct sk_buff *skb, bool ipv6, u8 *hdr)
+{
+	if (ipv6) {
+		memcpy(hdr, skb_network_header(skb), RXE_IPV6_BYTES);
+	} else {
+		memset(hdr, 0, RXE_GRH_BYTES - RXE_IPV4_BYTES);
+		memcpy(hdr + RXE_GRH_BYTES - RXE_IPV4_BYTES,
+		       skb_network_header(skb), RXE_IPV4_BYTES);
+	}
+}
+
+static bool rxe_qp_can_receive(enum ib_qp_state s)
+{
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
+	       s == IB_QPS_SQE;
+}
+
+/**
+ * rxe_resp_ud() - deliver a UD datagram
+ * @qp: the destination QP, referenced by the caller
+ * @skb: the packet, consumed
+ * @pkt: its parsed headers
+ *
+ * Context: softirq.
+ */
+void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
+		 const struct rxe_pkt *pkt)
+{
+	struct rxe_dev *rxe = qp->rxe;
+	const u8 *deth = rxe_pkt_ext(pkt, RXE_MASK_DETH);
+	bool ipv6 = rxe_cb(skb)->ipv6;
+	struct ib_sge sge[RXE_MAX_SGE];
+	struct rxe_recv_wqe wqe;
+	u8 hdr[RXE_GRH_BYTES];
+	struct ib_wc wc = {};
+	u32 mtu;
+
+	if (!rxe_qp_can_receive(READ_ONCE(qp->state))) {
+		rxe_drop(rxe, skb, RXE_DROP_STATE);
+		return;
+	}
+	if (!rxe_qkey_ok(rxe_qpn(qp), READ_ONCE(qp->attr.qkey),
+			 rxe_deth_qkey(deth))) {
+		rxe_drop(rxe, skb, RXE_DROP_QKEY);
+		return;
+	}
+	mtu = ib_mtu_enum_to_int(READ_ONCE(rxe->port_attr.active_mtu));
+	if (pkt->paylen > mtu) {
+		rxe_drop(rxe, skb, RXE_DROP_LENGTH);
+		return;
+	}
+	if (!rxe_qp_take_recv(qp, &wqe, sge)) {
+		rxe_drop(rxe, skb, RXE_DROP_NO_RECV);
+		return;
+	}
+
+	wc.wr_id = wqe.wr_id;
+	wc.qp = &qp->ibqp;
+	wc.opcode = IB_WC_RECV;
+	wc.port_num = 1;
+	wc.src_qp = rxe_deth_sqp(deth);
+	wc.pkey_index = 0;
+	wc.network_hdr_type = ipv6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (skb_mac_header_was_set(skb) &&
+	    skb_mac_header_len(skb) >= ETH_HLEN) {
+		ether_addr_copy(wc.smac, eth_hdr(skb)->h_source);
+		wc.wc_flags |= IB_WC_WITH_SMAC;
+	}
+	if (pkt->mask & RXE_MASK_IMMDT) {
+		memcpy(&wc.ex.imm_data, rxe_pkt_ext(pkt, RXE_MASK_IMMDT),
+		       RXE_IMMDT_BYTES);
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	wc.byte_len = RXE_GRH_BYTES + pkt->paylen;
+	if (wc.byte_len > wqe.length) {
+		wc.status = IB_WC_LOC_LEN_ERR;
+	} else {
+		rxe_fill_net_hdr(skb, ipv6, hdr);
+		if (rxe_sge_copy(rxe, qp->ibqp.pd, wqe.sge, wqe.num_sge, 0, hdr,
+				 RXE_GRH_BYTES, true) ||
+		    rxe_sge_copy(rxe, qp->ibqp.pd, wqe.sge, wqe.num_sge,
+				 RXE_GRH_BYTES, (void *)rxe_pkt_payload(pkt),
+				 pkt->paylen, true))
+			wc.status = IB_WC_LOC_PROT_ERR;
+		else
+			wc.status = IB_WC_SUCCESS;
+	}
+	rxe_cq_post(qp->rcq, &wc, rxe_bth_se(pkt->hdr));
+	consume_skb(skb);
+}
+
+/* ---- RC and UC: replies ---------------------------------------------------- */
+
+static void rxe_resp_send_ack(struct rxe_qp *qp, u8 opcode, u8 syn, u32 psn,
+			      const u64 *orig)
+{
+	u32 mask = rxe_opcode_mask(opcode);
+	u32 hdr_len = rxe_opcode_hdr_len(mask);
+	struct sk_buff *skb;
+	u8 *bth;
+
+	skb = rxe_pkt_alloc(qp->rxe, &qp->av, hdr_len, 0, &bth);
+	if (!skb)
+		return;
+	rxe_bth_build(bth, opcode, false, 0, RXE_DEFAULT_PKEY,
+		      qp->attr.dest_qp_num, false, psn);
+	rxe_aeth_build(bth + rxe_hdr_offset(mask, RXE_MASK_AETH), syn,
+		       qp->resp.msn);
+	if (orig)
+		rxe_put64(bth + rxe_hdr_offset(mask, RXE_MASK_ATMACK), *orig);
+	rxe_xmit(qp->rxe, &qp->av, qp->src_port, skb);
+}
+
+static void rxe_resp_nak(struct rxe_qp *qp, u8 code, u32 psn)
+{
+	rxe_resp_send_ack(qp, RXE_OP_ACK, RXE_AETH_NAK | code, psn, NULL);
+}
+
+/* A NAK that ends the connection: the QP goes to the error state. */
+static void rxe_resp_fatal(struct rxe_qp *qp, u8 code, u32 psn)
+{
+	if (qp->type_mask == RXE_MASK_RC)
+		rxe_resp_nak(qp, code, psn);
+	rxe_qp_error(qp);
+}
+
+static void rxe_resp_ack(struct rxe_qp *qp, u32 psn)
+{
+	rxe_resp_send_ack(qp, RXE_OP_ACK, RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
+			  psn, NULL);
+}
+
+/* Send the responses of an RDMA READ, PSNs from @psn on. */
+static void rxe_resp_read_data(struct rxe_qp *qp, struct rxe_mr *mr, u64 va,
+			       u32 len, u32 psn)
+{
+	u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu)), i, n, mask;
+	struct sk_buff *skb;
+	u8 op, *bth;
+
+	for (i = 0; i < npkts; i++) {
+		n = min(len, qp->mtu);
+		if (npkts == 1)
+			op = RXE_OP_READ_RESP_ONLY;
+		else if (i == 0)
+			op = RXE_OP_READ_RESP_FIRST;
+		else if (i == npkts - 1)
+			op = RXE_OP_READ_RESP_LAST;
+		else
+			op = RXE_OP_READ_RESP_MIDDLE;
+		mask = rxe_opcode_mask(op);
+		skb = rxe_pkt_alloc(qp->rxe, &qp->av, rxe_opcode_hdr_len(mask),
+				    n, &bth);
+		if (!skb)
+			return;		/* the requester asks again */
+		rxe_bth_build(bth, op, false, (-n) & 3, RXE_DEFAULT_PKEY,
+			      qp->attr.dest_qp_num, false,
+			      rxe_psn_add(psn, i));
+		if (mask & RXE_MASK_AETH)
+			rxe_aeth_build(bth + rxe_hdr_offset(mask, RXE_MASK_AETH),
+				       RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
+				       qp->resp.msn);
+		if (n)
+			rxe_mr_copy(mr, va, bth + rxe_opcode_hdr_len(mask), n,
+				    false);
+		rxe_xmit(qp->rxe, &qp->av, qp->src_port, skb);
+		va += n;
+		len -= n;
+	}
+}
+
+/* RDMA READ at @pkt (new or duplicate).  Returns false if it was refused. */
+static bool rxe_resp_read(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
+	u64 va = rxe_reth_va(reth);
+	u32 len = rxe_reth_len(reth);
+	struct rxe_mr *mr = NULL;
+
+	if (len > qp->rxe->attr.max_mr_size ||
+	    !(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)) {
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
+	if (len) {
+		mr = rxe_mr_get(qp->rxe, rxe_reth_rkey(reth), qp->ibqp.pd,
+				IB_ACCESS_REMOTE_READ, true);
+		if (!mr || rxe_mr_check_range(mr, va, len)) {
+			if (mr)
+				rxe_mr_put(mr);
+			rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+			return false;
+		}
+	}
+	rxe_resp_read_data(qp, mr, va, len, pkt->psn);
+	if (mr)
+		rxe_mr_put(mr);
+	return true;
+}
+
+static struct rxe_rd_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
+{
+	unsigned int i;
+
+	for (i = 0; i < RXE_MAX_RD_ATOMIC; i++)
+		if (qp->resp.res[i].valid && qp->resp.res[i].first_psn == psn)
+			return &qp->resp.res[i];
+	return NULL;
+}
+
+static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *h = rxe_pkt_ext(pkt, RXE_MASK_ATMETH);
+	u64 va = rxe_atmeth_va(h), orig, *p;
+	struct rxe_rd_res *res;
+	struct rxe_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)) {
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
+	if (va & 7) {
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return false;
+	}
+	mr = rxe_mr_get(qp->rxe, rxe_atmeth_rkey(h), qp->ibqp.pd,
+			IB_ACCESS_REMOTE_ATOMIC, true);
+	if (!mr || rxe_mr_check_range(mr, va, sizeof(u64))) {
+		if (mr)
+			rxe_mr_put(mr);
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
+	p = rxe_mr_atomic_ptr(mr, va);
+	spin_lock_bh(&rxe_atomic_lock);
+	orig = *p;
+	if (pkt->opcode == RXE_OP_CMP_SWAP) {
+		if (orig == rxe_atmeth_comp(h))
+			*p = rxe_atmeth_swap_add(h);
+	} else {
+		*p = orig + rxe_atmeth_swap_add(h);
+	}
+	spin_unlock_bh(&rxe_atomic_lock);
+	rxe_mr_put(mr);
+
+	res = &qp->resp.res[qp->resp.res_head];
+	qp->resp.res_head = (qp->resp.res_head + 1) % RXE_MAX_RD_ATOMIC;
+	res->valid = true;
+	res->atomic = true;
+	res->first_psn = pkt->psn;
+	res->orig = orig;
+	qp->resp.msn++;
+	rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
+			  RXE_AETH_ACK | RXE_AETH_NO_CREDITS, pkt->psn, &orig);
+	return true;
+}
+
+static void rxe_resp_duplicate(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	struct rxe_rd_res *res;
+
+	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
+	if (pkt->mask & RXE_MASK_READ) {
+		rxe_resp_read(qp, pkt);
+	} else if (pkt->mask & RXE_MASK_ATOMIC) {
+		res = rxe_resp_find_res(qp, pkt->psn);
+		if (res)
+			rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
+					  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
+					  pkt->psn, &res->orig);
+	} else {
+		rxe_resp_ack(qp, rxe_psn_add(qp->resp.psn, -1));
+	}
+}
+
+/* ---- RC and UC: SEND and WRITE ---------------------------------------------- */
+
+static void rxe_resp_complete_recv(struct rxe_qp *qp,
+				   const struct rxe_pkt *pkt,
+				   enum ib_wc_opcode op, u32 len,
+				   enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_id = qp->resp.wqe.wr_id,
+		.status = status,
+		.opcode = op,
+		.byte_len = len,
+		.qp = &qp->ibqp,
+		.src_qp = qp->attr.dest_qp_num,
+		.port_num = 1,
+	};
+
+	if (pkt->mask & RXE_MASK_IMMDT) {
+		memcpy(&wc.ex.imm_data, rxe_pkt_ext(pkt, RXE_MASK_IMMDT),
+		       RXE_IMMDT_BYTES);
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	if (pkt->mask & RXE_MASK_IETH) {
+		wc.ex.invalidate_rkey = rxe_get32(rxe_pkt_ext(pkt,
+							      RXE_MASK_IETH));
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	qp->resp.in_send = false;
+	qp->resp.have_wqe = false;
+	rxe_cq_post(qp->rcq, &wc, rxe_bth_se(pkt->hdr));
+}
+
+/* Take a receive WQE; RC answers an RNR NAK when there is none. */
+static bool rxe_resp_get_wqe(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	if (qp->resp.have_wqe ||
+	    rxe_qp_take_recv(qp, &qp->resp.wqe, qp->resp.sge)) {
+		qp->resp.have_wqe = true;
+		qp->resp.in_send = true;
+		qp->resp.offset = 0;
+		return true;
+	}
+	if (qp->type_mask == RXE_MASK_RC) {
+		rxe_count(qp->rxe, RXE_CNT_RNR_NAK_SENT);
+		rxe_resp_send_ack(qp, RXE_OP_ACK,
+				  RXE_AETH_RNR_NAK | qp->attr.min_rnr_timer,
+				  pkt->psn, NULL);
+	}
+	return false;
+}
+
+/* Returns false if the packet was refused (the PSN does not advance). */
+static bool rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	if ((pkt->mask & RXE_MASK_FIRST) && !rxe_resp_get_wqe(qp, pkt))
+		return false;
+	if (qp->resp.offset + pkt->paylen > qp->resp.wqe.length) {
+		rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, 0, IB_WC_LOC_LEN_ERR);
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return false;
+	}
+	if (rxe_sge_copy(qp->rxe, qp->ibqp.pd, qp->resp.wqe.sge,
+			 qp->resp.wqe.num_sge, qp->resp.offset,
+			 (void *)rxe_pkt_payload(pkt), pkt->paylen, true)) {
+		rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, 0,
+				       IB_WC_LOC_PROT_ERR);
+		rxe_resp_fatal(qp, RXE_NAK_REM_OP, pkt->psn);
+		return false;
+	}
+	qp->resp.offset += pkt->paylen;
+	if (pkt->mask & RXE_MASK_LAST) {
+		if (pkt->mask & RXE_MASK_IETH)
+			rxe_mr_invalidate(qp->rxe, qp->ibqp.pd,
+					  rxe_get32(rxe_pkt_ext(pkt,
+								RXE_MASK_IETH)));
+		qp->resp.msn++;
+		rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, qp->resp.offset,
+				       IB_WC_SUCCESS);
+	}
+	return true;
+}
+
+static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	if (pkt->mask & RXE_MASK_FIRST) {
+		const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
+		u32 len = rxe_reth_len(reth);
+
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)) {
+			rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+			return false;
+		}
+		qp->resp.va = rxe_reth_va(reth);
+		qp->resp.resid = len;
+		qp->resp.wlen = len;
+		qp->resp.mr = NULL;
+		if (len) {
+			qp->resp.mr = rxe_mr_get(qp->rxe, rxe_reth_rkey(reth),
+						 qp->ibqp.pd,
+						 IB_ACCESS_REMOTE_WRITE, true);
+			if (!qp->resp.mr ||
+			    rxe_mr_check_range(qp->resp.mr, qp->resp.va, len)) {
+				if (qp->resp.mr)
+					rxe_mr_put(qp->resp.mr);
+				qp->resp.mr = NULL;
+				rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+				return false;
+			}
+		}
+		qp->resp.in_write = true;
+	}
+	if (pkt->paylen > qp->resp.resid ||
+	    ((pkt->mask & RXE_MASK_LAST) && pkt->paylen != qp->resp.resid)) {
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return false;
+	}
+	/* With immediate: a receive WQE must be there before data lands. */
+	if ((pkt->mask & RXE_MASK_IMMDT) && !rxe_resp_get_wqe(qp, pkt))
+		return false;
+	if (pkt->paylen)
+		rxe_mr_copy(qp->resp.mr, qp->resp.va,
+			    (void *)rxe_pkt_payload(pkt), pkt->paylen, true);
+	qp->resp.va += pkt->paylen;
+	qp->resp.resid -= pkt->paylen;
+	if (pkt->mask & RXE_MASK_LAST) {
+		if (qp->resp.mr)
+			rxe_mr_put(qp->resp.mr);
+		qp->resp.mr = NULL;
+		qp->resp.in_write = false;
+		qp->resp.msn++;
+		if (pkt->mask & RXE_MASK_IMMDT)
+			rxe_resp_complete_recv(qp, pkt,
+					       IB_WC_RECV_RDMA_WITH_IMM,
+					       qp->resp.wlen, IB_WC_SUCCESS);
+	}
+	return true;
+}
+
+/* Is @pkt allowed after what came before it in this message? */
+static bool rxe_resp_seq_ok(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	bool first = pkt->mask & RXE_MASK_FIRST;
+
+	if (qp->resp.in_send)
+		return (pkt->mask & RXE_MASK_SEND) && !first;
+	if (qp->resp.in_write)
+		return (pkt->mask & RXE_MASK_WRITE) && !first;
+	return first;
+}
+
+static void rxe_resp_uc_abort(struct rxe_qp *qp)
+{
+	/* The open message is lost; its receive WQE serves the next one. */
+	qp->resp.offset = 0;
+	qp->resp.in_send = false;
+	if (qp->resp.mr)
+		rxe_mr_put(qp->resp.mr);
+	qp->resp.mr = NULL;
+	qp->resp.in_write = false;
+}
+
+/**
+ * rxe_resp_process() - handle one request packet of an RC or UC QP
+ * @qp: the QP; called by its engine only
+ * @skb: the packet, consumed
+ */
+void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	const struct rxe_pkt *pkt = &rxe_cb(skb)->pkt;
+	bool rc = qp->type_mask == RXE_MASK_RC, ok;
+	int diff;
+
+	if (!rxe_qp_can_receive(READ_ONCE(qp->state))) {
+		rxe_drop(qp->rxe, skb, RXE_DROP_STATE);
+		return;
+	}
+	diff = rxe_psn_diff(pkt->psn, qp->resp.psn);
+	if (!rc && diff) {
+		/* UC: resynchronise on the packet, losing the open message. */
+		rxe_resp_uc_abort(qp);
+		qp->resp.psn = pkt->psn;
+		diff = 0;
+		if (!(pkt->mask & RXE_MASK_FIRST)) {
+			qp->resp.psn = rxe_psn_add(pkt->psn, 1);
+			rxe_drop(qp->rxe, skb, RXE_DROP_SEQ);
+			return;
+		}
+	}
+	if (diff > 0) {
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			rxe_count(qp->rxe, RXE_CNT_SEQ_NAK_SENT);
+			rxe_resp_nak(qp, RXE_NAK_PSN_SEQ, qp->resp.psn);
+		}
+		rxe_drop(qp->rxe, skb, RXE_DROP_SEQ);
+		return;
+	}
+	if (diff < 0) {
+		rxe_resp_duplicate(qp, pkt);
+		consume_skb(skb);
+		return;
+	}
+	qp->resp.nak_sent = false;
+	if (!rxe_resp_seq_ok(qp, pkt) || rxe_check_seg_len(pkt, qp->mtu)) {
+		if (rc) {
+			rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		} else {
+			rxe_resp_uc_abort(qp);
+			qp->resp.psn = rxe_psn_add(pkt->psn, 1);
+		}
+		rxe_drop(qp->rxe, skb, RXE_DROP_OPCODE);
+		return;
+	}
+
+	if (pkt->mask & RXE_MASK_READ) {
+		u32 len = rxe_reth_len(rxe_pkt_ext(pkt, RXE_MASK_RETH));
+		u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+
+		if (rxe_resp_read(qp, pkt)) {
+			qp->resp.msn++;
+			qp->resp.psn = rxe_psn_add(pkt->psn, npkts);
+		}
+		consume_skb(skb);
+		return;
+	}
+	if (pkt->mask & RXE_MASK_SEND)
+		ok = rxe_resp_send(qp, pkt);
+	else if (pkt->mask & RXE_MASK_WRITE)
+		ok = rxe_resp_write(qp, pkt);
+	else
+		ok = rxe_resp_atomic(qp, pkt);
+	if (ok) {
+		qp->resp.psn = rxe_psn_add(pkt->psn, 1);
+		if (rc && !(pkt->mask & RXE_MASK_ATOMIC) &&
+		    rxe_bth_ackreq(pkt->hdr))
+			rxe_resp_ack(qp, pkt->psn);
+	}
+	consume_skb(skb);
+}

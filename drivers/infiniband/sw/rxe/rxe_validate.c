@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive-side checks that need nothing but the packet's bytes and a few
+ * numbers of the QP: header lengths, pad, opcode against QP type, QPN,
+ * P_Key and Q_Key rules.  Pure code, shared with the user-space unit tests
+ * and fuzzers; the receive path (rxe_recv.c) calls it before it looks
+ * anything up.
+ */
+#include "rxe_hdr.h"
+
+/**
+ * rxe_hdr_parse() - check a packet's transport headers and describe them
+ * @buf: the packet from the first byte of the BTH
+ * @len: bytes from the BTH to the end of the ICRC
+ * @pkt: filled in on success
+ *
+ * Checks that the opcode is one this provider knows, that the transport
+ * version is 0, that the headers the opcode implies fit, that the pad
+ * count fits the bytes that follow the headers and makes the payload a
+ * multiple of 4, that opcodes without payload have none, and that the
+ * payload is at most RXE_MAX_PAYLOAD.  The ICRC is not checked here.
+ *
+ * Return: RXE_DROP_NONE, or why the packet must be dropped.
+ */
+enum rxe_drop rxe_hdr_parse(const u8 *buf, u32 len, struct rxe_pkt *pkt)
+{
+	u32 rest;
+
+	if (len < RXE_BTH_BYTES + RXE_ICRC_BYTES)
+		return RXE_DROP_LENGTH;
+	pkt->hdr = buf;
+	pkt->len = len;
+	pkt->opcode = rxe_bth_opcode(buf);
+	pkt->mask = rxe_opcode_mask(pkt->opcode);
+	if (!pkt->mask)
+		return RXE_DROP_OPCODE;
+	if (rxe_bth_tver(buf))
+		return RXE_DROP_VERSION;
+	pkt->hdr_len = rxe_opcode_hdr_len(pkt->mask);
+	if (len < pkt->hdr_len + RXE_ICRC_BYTES)
+		return RXE_DROP_LENGTH;
+	rest = len - pkt->hdr_len - RXE_ICRC_BYTES;
+	pkt->pad = rxe_bth_pad(buf);
+	if (pkt->pad > rest)
+		return RXE_DROP_LENGTH;
+	pkt->paylen = rest - pkt->pad;
+	if (rest & 3)
+		return RXE_DROP_LENGTH;
+	if (!(pkt->mask & RXE_MASK_PAYLOAD) && rest)
+		return RXE_DROP_LENGTH;
+	if (pkt->paylen > RXE_MAX_PAYLOAD)
+		return RXE_DROP_LENGTH;
+	pkt->qpn = rxe_bth_qpn(buf);
+	pkt->psn = rxe_bth_psn(buf);
+	return RXE_DROP_NONE;
+}
+
+/**
+ * rxe_check_transport() - may a QP of this type receive this packet?
+ * @pkt: a packet rxe_hdr_parse() accepted
+ * @qp_mask: RXE_MASK_RC, RXE_MASK_UC or RXE_MASK_UD: the QP's transport
+ * @qpn: the QP's number
+ *
+ * QP 0 (the subnet manager's) does not exist on RoCE; QP 1 and the
+ * multicast QPN take UD packets only.
+ *
+ * Return: RXE_DROP_NONE, RXE_DROP_QPN or RXE_DROP_OPCODE.
+ */
+enum rxe_drop rxe_check_transport(const struct rxe_pkt *pkt, u32 qp_mask,
+				  u32 qpn)
+{
+	if (qpn == 0 || qpn > RXE_QPN_MASK)
+		return RXE_DROP_QPN;
+	if ((qpn == 1 || qpn == RXE_MCAST_QPN) && qp_mask != RXE_MASK_UD)
+		return RXE_DROP_QPN;
+	if (!(pkt->mask & qp_mask))
+		return RXE_DROP_OPCODE;
+	return RXE_DROP_NONE;
+}
+
+/**
+ * rxe_check_seg_len() - does a segment's payload fit its place in a message?
+ * @pkt: a packet rxe_hdr_parse() accepted
+ * @mtu: the QP's path MTU in bytes
+ *
+ * First and middle segments carry exactly @mtu bytes; last and only
+ * segments at most @mtu.
+ *
+ * Return: RXE_DROP_NONE or RXE_DROP_LENGTH.
+ */
+enum rxe_drop rxe_check_seg_len(const struct rxe_pkt *pkt, u32 mtu)
+{
+	if (!(pkt->mask & RXE_MASK_PAYLOAD))
+		return RXE_DROP_NONE;
+	if (pkt->paylen > mtu)
+		return RXE_DROP_LENGTH;
+	if (!(pkt->mask & RXE_MASK_LAST) && pkt->paylen != mtu)
+		return RXE_DROP_LENGTH;
+	return RXE_DROP_NONE;
+}
+
+/**
+ * rxe_qkey_ok() - may a UD datagram with this Q_Key enter this QP?
+ * @qpn: the receiving QP's number
+ * @qp_qkey: the receiving QP's Q_Key
+ * @pkt_qkey: the DETH's Q_Key
+ *
+ * The keys must be equal; QP 1 only takes the well-known GSI Q_Key.  A
+ * sender never puts a controlled Q_Key on the wire without owning it
+ * (rxe_req.c substitutes its QP's key), so no special case is needed here.
+ *
+ * Return: true if the datagram may be delivered.
+ */
+bool rxe_qkey_ok(u32 qpn, u32 qp_qkey, u32 pkt_qkey)
+{
+	if (qpn == 1)
+		return pkt_qkey == RXE_GSI_QKEY;
+	return pkt_qkey == qp_qkey;
+}
+
+/**
+ * rxe_pkey_ok() - do two partition keys share a partition?
+ * @pkt_pkey: the BTH's P_Key
+ * @own_pkey: the QP's P_Key
+ *
+ * The low 15 bits must agree and at least one side must be a full member.
+ *
+ * Return: true on a match.
+ */
+bool rxe_pkey_ok(u16 pkt_pkey, u16 own_pkey)
+{
+	if ((pkt_pkey & 0x7fff) != (own_pkey & 0x7fff) || !(pkt_pkey & 0x7fff))
+		return false;
+	return (pkt_pkey | own_pkey) & RXE_PKEY_MEMBER;
+}
