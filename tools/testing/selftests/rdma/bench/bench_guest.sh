@@ -25,7 +25,7 @@
 # folders (the host's file system is the guest's, read-only).
 # shellcheck disable=SC1091
 [ -n "${RESULTS:-}" ] && [ -r "$RESULTS/../run.env" ] && . "$RESULTS/../run.env"
-REPEATS=${BENCH_REPEATS:-3}
+REPEATS=${BENCH_REPEATS:-2}
 SECS=${BENCH_SECS:-3}
 PING_ITERS=${BENCH_PING_ITERS:-200}
 MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc}
@@ -364,6 +364,36 @@ measure_lat() {
 	sync_point
 }
 
+# ------------------------------------------------------------ counters --
+
+# What the stacks count, for reading the numbers: the device's hw_counters
+# (retries, drops...; where the stack exposes them), UDP and NIC counters.
+snapshot() {
+	local f
+
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		[ -r "$f" ] && echo "hw.${f##*/} $(cat "$f" 2>/dev/null)"
+	done
+	awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		       else for (i = 2; i <= NF; i++) print "udp." k[i], $i }' /proc/net/snmp
+	for f in rx_packets tx_packets rx_dropped tx_dropped; do
+		echo "net.$f $(cat "/sys/class/net/$NETDEV/statistics/$f")"
+	done
+}
+
+# counted NAME FUNCTION ARGS...: run a measure; append what changed in the
+# counters meanwhile to bench.txt as "NAME.counters key=delta...".
+counted() {
+	local name=$1 before
+
+	shift
+	before=$(snapshot)
+	"$@"
+	echo "$name.counters$(snapshot | awk 'NR == FNR { a[$1] = $2; next }
+		$2 ~ /^[0-9]+$/ && $2 != a[$1] { printf " %s=%d", $1, $2 - a[$1] }' \
+		<(echo "$before") -)" >>"$OUT"
+}
+
 # --------------------------------------------------------------- main --
 
 guest() {
@@ -373,12 +403,12 @@ guest() {
 	ktap_diag "bench: $RDMA_STACK stack, $REPEATS repeats of ${SECS}s, measures: $MEASURES"
 	setup
 	sync_point
-	wanted ah && measure_ah ah_pairs_per_s 0
-	wanted ah_atomic && measure_ah ah_atomic_pairs_per_s 1
-	wanted udp && measure_udp
-	wanted ud && measure_ud
-	wanted lat && measure_lat
-	wanted rc && measure_rc
+	wanted ah && counted ah_pairs_per_s measure_ah ah_pairs_per_s 0
+	wanted ah_atomic && counted ah_atomic_pairs_per_s measure_ah ah_atomic_pairs_per_s 1
+	wanted udp && counted udp_limit_msg_per_s measure_udp
+	wanted ud && counted ud_msg_per_s measure_ud
+	wanted lat && counted ud_lat_us measure_lat
+	wanted rc && counted rc_mb_per_s measure_rc
 
 	if module_loaded rdma_bench; then
 		ktap_check "rmmod rdma_bench" rmmod rdma_bench
