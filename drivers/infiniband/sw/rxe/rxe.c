@@ -34,7 +34,7 @@ static void rxe_init_attrs(struct rxe_dev *rxe, struct net_device *ndev)
 			      IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS;
-	a->kernel_cap_flags = IBK_SG_GAPS_REG;
+	a->kernel_cap_flags = IBK_SG_GAPS_REG | IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = RXE_MAX_SGE;
 	a->max_recv_sge = RXE_MAX_SGE;
 	a->max_sge_rd = RXE_MAX_SGE;

@@ -16,9 +16,12 @@
 
 set -u
 
-# The project's rdma_rxe does not exist yet, so guest a runs the stock one.
-# When it does: DEMO_STACK_A=project (guest a = ours, b = Debian's).
-DEMO_STACK_A=${DEMO_STACK_A:-stock}
+# Guest a runs the project's stack (ib_core + rdma_rxe), b Debian's stock
+# one; DEMO_STACK_A=stock runs the stock reference pair.  The project has
+# no user-space verbs (ib_uverbs), so with it the demo moves datagrams
+# with the kernel test ULP (ulp/rdma_ud_ulp.c, the stock guest loading its
+# stock build) instead of ibv_ud_pingpong.
+DEMO_STACK_A=${DEMO_STACK_A:-project}
 DEMO_STACK_B=stock
 DEMO_ITERS=${DEMO_ITERS:-100}
 DEMO_SIZE=${DEMO_SIZE:-64}
@@ -46,12 +49,68 @@ pingpong() {
 	return "$rc"
 }
 
+# ulp_round LOG PORT echo|send: one round of the kernel ULP.  The echo
+# side hands its QP number to the sender over PORT and waits on PORT+1
+# until the sender is done.
+# shellcheck disable=SC2153 # STAGE comes from the harness
+ulp_round() {
+	local log=$1 port=$2 what=$3 ko stage=$STAGE qpn='' end=$((SECONDS + 60))
+
+	[ "$RDMA_STACK" = stock ] && stage=$REPO/build/stage-stock
+	ko=$(find "$stage/lib/modules/$KVER" -name rdma_ud_ulp.ko | head -n 1)
+	if [ -z "$ko" ]; then
+		echo "rdma_ud_ulp.ko is not staged under $stage (make stage)" | tee "$log"
+		return 1
+	fi
+	dmesg -C
+	if [ "$what" = echo ]; then
+		insmod "$ko" mode=echo || return 1
+		qpn=$(cat /sys/module/rdma_ud_ulp/parameters/qpn)
+		echo "local address: QPN $(printf '0x%06x' "$qpn")" >"$log"
+		echo "$qpn" | timeout 60 busybox nc -l -p "$port" >/dev/null
+		timeout 90 busybox nc -l -p $((port + 1)) </dev/null >/dev/null
+		rmmod rdma_ud_ulp
+	else
+		while [ -z "$qpn" ] && [ "$SECONDS" -lt "$end" ]; do
+			qpn=$(timeout 5 busybox nc "$PEER_IP" "$port" 2>/dev/null)
+			[ -n "$qpn" ] || sleep 0.5
+		done
+		[ -n "$qpn" ] || { echo "no QP number from $PEER_IP:$port" | tee "$log"; return 1; }
+		insmod "$ko" mode=send dest="$PEER_IP" dmac="$PEER_MAC" dqpn="$qpn" \
+			count="$DEMO_ITERS" size="$DEMO_SIZE" || return 1
+		for _ in $(seq 600); do
+			dmesg | grep -q 'us per round trip' && break
+			sleep 0.2
+		done
+		rmmod rdma_ud_ulp
+		echo "local address: QPN $(dmesg | sed -n 's/.*qpn \(0x[0-9a-f]*\)$/\1/p' | head -n 1)" >"$log"
+		echo "remote address: QPN $(printf '0x%x' "$qpn")" >>"$log"
+		wait_for_echo_side "$PEER_IP" $((port + 1))
+	fi
+	dmesg | grep 'rdma_ud_ulp' >>"$log"
+	cat "$log"
+	grep -q 'pass:[0-9]* fail:0' "$log" || [ "$what" = echo ]
+}
+
+wait_for_echo_side() {
+	local _
+	for _ in $(seq 60); do
+		busybox nc "$1" "$2" </dev/null >/dev/null 2>&1 && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # shellcheck disable=SC2153 # MY_IP, PEER_IP, NETDEV come from the harness
 demo_guest() {
 	local rc=0 gid
 
 	echo "guest $RDMA_ROLE: $RDMA_STACK stack, $NETDEV $MY_IP"
 	[ "$RDMA_STACK" = project ] && echo "ib_core: $(modinfo -n ib_core 2>&1)"
+	if [ "$(cat "$RESULTS/../demo-mode" 2>/dev/null)" = ulp ]; then
+		demo_guest_ulp
+		return
+	fi
 	for c in rdma ibv_ud_pingpong; do
 		command -v "$c" >/dev/null || { echo "$c is not installed (make deps)"; return 1; }
 	done
@@ -78,6 +137,32 @@ demo_guest() {
 	return $rc
 }
 
+# The demo with the kernel ULP: round 1 a echoes and b sends, round 2 the
+# other way.
+demo_guest_ulp() {
+	local rc=0
+
+	if ! rdma link add rxe0 type rxe netdev "$NETDEV"; then
+		echo "rdma link add rxe0 type rxe netdev $NETDEV failed"
+		return 1
+	fi
+	for _ in $(seq 50); do
+		grep -q ffff /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break
+		sleep 0.2
+	done
+	rdma dev >"$RESULTS/rdma-dev.txt" 2>&1
+	rdma link >"$RESULTS/rdma-link.txt" 2>&1
+	if [ "$RDMA_ROLE" = a ]; then
+		ulp_round "$RESULTS/pingpong-1.log" "$PORT1" echo || rc=1
+		ulp_round "$RESULTS/pingpong-2.log" "$PORT2" send || rc=1
+	else
+		ulp_round "$RESULTS/pingpong-1.log" "$PORT1" send || rc=1
+		ulp_round "$RESULTS/pingpong-2.log" "$PORT2" echo || rc=1
+	fi
+	rdma link delete rxe0 || rc=1
+	return $rc
+}
+
 if [ "${1:-}" = guest ]; then
 	demo_guest
 	exit
@@ -100,7 +185,8 @@ indent() { sed 's/^/    /'; }
 
 # The "N iters in S seconds = U usec/iter" line of a ping-pong log.
 usec_per_iter() {
-	sed -n 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' "$1" 2>/dev/null
+	sed -n -e 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' \
+		-e 's/.*: \([0-9]*\) us per round trip.*/\1/p' "$1" 2>/dev/null
 }
 
 side() {
@@ -161,11 +247,11 @@ main() {
 	local ok=0 r u stack_note problems
 
 	if [ "$DEMO_STACK_A" = stock ]; then
-		echo "The project's rdma_rxe does not exist yet: running the stock reference pair"
-		echo "(Debian's inbox ib_core + rdma_rxe on both guests; DEMO_STACK_A=project puts ours on guest a)."
+		echo "The stock reference pair: Debian's inbox ib_core + rdma_rxe on both guests."
 		stack_note="stock on both guests"
 	else
-		echo "Guest a runs the project's RDMA stack (from $STAGE), guest b Debian's stock rxe."
+		echo "Guest a runs the project's RDMA stack (from $STAGE), guest b Debian's stock rxe;"
+		echo "UD datagrams move with the kernel test ULP (rdma_create_ah / ib_create_ah_from_wc)."
 		stack_note="project on a, stock on b"
 	fi
 	problems=$(rdma_host_problems)
@@ -175,6 +261,11 @@ main() {
 		return 1
 	fi
 	mkdir -p "$RES"
+	if [ "$DEMO_STACK_A" = project ]; then
+		echo ulp >"$RES/demo-mode"
+	else
+		echo pingpong >"$RES/demo-mode"
+	fi
 	echo
 	echo "== Booting two QEMU guests (kernel $KVER, TCG), $stack_note: about 20 s"
 	echo "   a = 10.0.0.1 52:54:00:00:00:01, b = 10.0.0.2 52:54:00:00:00:02, one socket wire, captured"
@@ -201,15 +292,19 @@ main() {
 		fi
 	done
 	echo
-	echo "== UD ping-pong (ibv_ud_pingpong -e -g 1 -s $DEMO_SIZE -n $DEMO_ITERS), both ways"
+	if [ "$DEMO_STACK_A" = project ]; then
+		echo "== UD echo (kernel ULP, $DEMO_ITERS datagrams up to $DEMO_SIZE bytes), both ways"
+	else
+		echo "== UD ping-pong (ibv_ud_pingpong -e -g 1 -s $DEMO_SIZE -n $DEMO_ITERS), both ways"
+	fi
 	for r in 1 2; do
 		if [ $r = 1 ]; then
 			echo "  1: a serves, b sends first"
 		else
 			echo "  2: b serves, a sends first"
 		fi
-		grep -hE 'address|bytes in|iters in|[Cc]ouldn' "$RES/a/pingpong-$r.log" 2>/dev/null | sed 's/^ */    a: /'
-		grep -hE 'address|bytes in|iters in|[Cc]ouldn' "$RES/b/pingpong-$r.log" 2>/dev/null | sed 's/^ */    b: /'
+		grep -hE 'address|bytes in|iters in|[Cc]ouldn|pass:|round trip|echoed' "$RES/a/pingpong-$r.log" 2>/dev/null | sed 's/^ */    a: /'
+		grep -hE 'address|bytes in|iters in|[Cc]ouldn|pass:|round trip|echoed' "$RES/b/pingpong-$r.log" 2>/dev/null | sed 's/^ */    b: /'
 	done
 	[ -s "$RES/wire.pcap" ] && show_wire
 	echo

@@ -15,6 +15,11 @@
  *            local_bh_disable()), wait for each echo and compare it.  The
  *            result is printed as KTAP, one line per datagram.
  *
+ * nqp=N makes N UD QPs (QP numbers in the qpns parameter); the send mode
+ * sends datagram i from QP i % N to dqpns[i % n] (or dqpn).  gid=ipv6
+ * uses the port's first IPv6 GID instead of the IPv4-mapped one.  The
+ * send mode ends with the time per round trip.
+ *
  * Sizes of the send mode cycle through 0, 1, 2, 3, 4, 5 and then larger
  * values up to @size, so that every pad length and the path MTU are used.
  */
@@ -31,6 +36,7 @@
 #define ULP_BUF_BYTES	(ULP_GRH_BYTES + ULP_MAX_PAYLOAD)
 #define ULP_RX_DEPTH	32
 #define ULP_TIMEOUT	(5 * HZ)
+#define ULP_MAX_QPS	8
 
 static char *mode = "echo";
 module_param(mode, charp, 0444);
@@ -58,7 +64,20 @@ module_param(size, uint, 0444);
 MODULE_PARM_DESC(size, "send: largest payload, at most the path MTU");
 static uint qpn;
 module_param(qpn, uint, 0444);
-MODULE_PARM_DESC(qpn, "read-only: number of the UD QP once it is ready");
+MODULE_PARM_DESC(qpn, "read-only: number of the first UD QP once it is ready");
+static char qpns[ULP_MAX_QPS * 9 + 1];
+module_param_string(qpns, qpns, sizeof(qpns), 0444);
+MODULE_PARM_DESC(qpns, "read-only: every UD QP number, comma-separated");
+static uint nqp = 1;
+module_param(nqp, uint, 0444);
+MODULE_PARM_DESC(nqp, "number of UD QPs (sharing the CQs)");
+static uint dqpns[ULP_MAX_QPS];
+static int n_dqpns;
+module_param_array(dqpns, uint, &n_dqpns, 0444);
+MODULE_PARM_DESC(dqpns, "send: the peer's QP numbers; datagram i goes from local QP i % nqp to dqpns[i % n] (default: dqpn)");
+static char *gid = "ipv4";
+module_param(gid, charp, 0444);
+MODULE_PARM_DESC(gid, "source GID: ipv4 (IPv4-mapped) or ipv6 (first IPv6 one)");
 
 struct ulp_buf {
 	void		*data;
@@ -77,15 +96,17 @@ struct ulp_ctx {
 	struct ib_pd		*pd;
 	struct ib_cq		*send_cq;
 	struct ib_cq		*recv_cq;
-	struct ib_qp		*qp;
+	struct ib_qp		*qp;		/* the first of @qps */
+	struct ib_qp		*qps[ULP_MAX_QPS];
 	int			sgid_index;
 	struct ulp_buf		rx[ULP_RX_DEPTH];
 	struct ulp_buf		tx;
 	struct completion	tx_done;
 	enum ib_wc_status	tx_status;
-	/* send mode: the last echo received */
+	/* send mode: the last echo received, and on which QP */
 	struct completion	echo_done;
 	u32			echo_len;
+	struct ib_qp		*echo_qp;
 	void			*echo_data;
 	/* held by a receive handler while it uses the QP; guards @stopping */
 	struct mutex		lock;
@@ -96,7 +117,8 @@ struct ulp_ctx {
 
 static struct ulp_ctx *ulp;
 
-static int ulp_post_recv(struct ulp_ctx *c, struct ulp_buf *b)
+static int ulp_post_recv(struct ulp_ctx *c, struct ib_qp *qp,
+			 struct ulp_buf *b)
 {
 	struct ib_sge sge = {
 		.addr = b->dma,
@@ -109,7 +131,7 @@ static int ulp_post_recv(struct ulp_ctx *c, struct ulp_buf *b)
 		.num_sge = 1,
 	};
 
-	return ib_post_recv(c->qp, &wr, NULL);
+	return ib_post_recv(qp, &wr, NULL);
 }
 
 static void ulp_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -121,7 +143,8 @@ static void ulp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /* Send @len bytes of the tx buffer through @ah and wait for the completion. */
-static int ulp_send(struct ulp_ctx *c, struct ib_ah *ah, u32 rqpn, u32 len)
+static int ulp_send(struct ulp_ctx *c, struct ib_qp *qp, struct ib_ah *ah,
+		    u32 rqpn, u32 len)
 {
 	struct ib_sge sge = {
 		.addr = c->tx.dma,
@@ -144,7 +167,7 @@ static int ulp_send(struct ulp_ctx *c, struct ib_ah *ah, u32 rqpn, u32 len)
 
 	reinit_completion(&c->tx_done);
 	ib_dma_sync_single_for_device(c->dev, c->tx.dma, len, DMA_TO_DEVICE);
-	ret = ib_post_send(c->qp, &wr.wr, NULL);
+	ret = ib_post_send(qp, &wr.wr, NULL);
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&c->tx_done, ULP_TIMEOUT))
@@ -173,6 +196,7 @@ static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (c->echo_data) {
 		/* send mode: hand the payload to the waiting sender */
 		c->echo_len = len;
+		c->echo_qp = wc->qp;
 		memcpy(c->echo_data, b->data + ULP_GRH_BYTES,
 		       min_t(u32, len, ULP_MAX_PAYLOAD));
 		complete(&c->echo_done);
@@ -183,12 +207,12 @@ static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				PTR_ERR(ah));
 		} else {
 			memcpy(c->tx.data, b->data + ULP_GRH_BYTES, len);
-			if (!ulp_send(c, ah, wc->src_qp, len))
+			if (!ulp_send(c, wc->qp, ah, wc->src_qp, len))
 				c->echoed++;
 			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		}
 	}
-	if (ulp_post_recv(c, b))
+	if (ulp_post_recv(c, wc->qp, b))
 		pr_info("# rdma_ud_ulp: cannot repost a receive\n");
 	mutex_unlock(&c->lock);
 }
@@ -218,7 +242,7 @@ static void ulp_unmap_buf(struct ulp_ctx *c, struct ulp_buf *b,
 	b->data = NULL;
 }
 
-/* The first IPv4-mapped RoCE v2 GID of the port, or -1. */
+/* The first RoCE v2 GID of the port of the family @gid asks for, or -1. */
 static int ulp_pick_sgid(struct ulp_ctx *c)
 {
 	const struct ib_gid_attr *attr;
@@ -232,7 +256,8 @@ static int ulp_pick_sgid(struct ulp_ctx *c)
 			continue;		/* empty slot */
 		}
 		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw))
+		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw) ==
+		    !strcmp(gid, "ipv4"))
 			found = i;
 		rdma_put_gid_attr(attr);
 	}
@@ -271,6 +296,8 @@ static void ulp_send_work(struct work_struct *work)
 	struct ib_ah *ah;
 	u8 mac[ETH_ALEN];
 	unsigned int i, j, failed = 0;
+	ktime_t t0;
+	s64 us;
 	u32 len;
 	u8 *p;
 	int ret;
@@ -303,29 +330,37 @@ static void ulp_send_work(struct work_struct *work)
 	}
 	pr_info("ok 1 rdma_create_ah (sgid index %d)\n", c->sgid_index);
 
+	t0 = ktime_get();
 	for (i = 0; i < count; i++) {
+		struct ib_qp *qp = c->qps[i % nqp];
+		u32 rq = n_dqpns ? dqpns[i % n_dqpns] : dqpn;
+
 		len = ulp_size_of(i);
 		p = c->tx.data;
 		for (j = 0; j < len; j++)
 			p[j] = (u8)(i * 31 + j);
 		reinit_completion(&c->echo_done);
-		ret = ulp_send(c, ah, dqpn, len);
+		ret = ulp_send(c, qp, ah, rq, len);
 		if (!ret && !wait_for_completion_timeout(&c->echo_done,
 							 ULP_TIMEOUT))
 			ret = -ETIMEDOUT;
-		if (!ret && (c->echo_len != len ||
+		if (!ret && (c->echo_len != len || c->echo_qp != qp ||
 			     memcmp(c->echo_data, c->tx.data, len)))
 			ret = -EBADMSG;
 		if (ret) {
 			failed++;
-			pr_info("not ok %u echo size=%u # error %d (echo %u bytes)\n",
-				i + 2, len, ret, c->echo_len);
+			pr_info("not ok %u echo size=%u qpn=%#x # error %d (echo %u bytes)\n",
+				i + 2, len, qp->qp_num, ret, c->echo_len);
 		} else {
-			pr_info("ok %u echo size=%u\n", i + 2, len);
+			pr_info("ok %u echo size=%u qpn=%#x\n", i + 2, len,
+				qp->qp_num);
 		}
 	}
+	us = ktime_us_delta(ktime_get(), t0);
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	pr_info("# rdma_ud_ulp: pass:%u fail:%u\n", count - failed, failed);
+	pr_info("# rdma_ud_ulp: %u round trips in %lld us: %lld us per round trip\n",
+		count, us, us / count);
 }
 
 static void ulp_teardown(struct ulp_ctx *c)
@@ -337,8 +372,9 @@ static void ulp_teardown(struct ulp_ctx *c)
 	mutex_lock(&c->lock);
 	c->stopping = true;
 	mutex_unlock(&c->lock);
-	if (c->qp)
-		ib_destroy_qp(c->qp);
+	for (i = 0; i < ULP_MAX_QPS; i++)
+		if (c->qps[i])
+			ib_destroy_qp(c->qps[i]);
 	if (c->recv_cq)
 		ib_free_cq(c->recv_cq);
 	if (c->send_cq)
@@ -352,7 +388,7 @@ static void ulp_teardown(struct ulp_ctx *c)
 	kfree(c);
 }
 
-static int ulp_setup_qp(struct ulp_ctx *c)
+static int ulp_setup_qp(struct ulp_ctx *c, unsigned int n)
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = IB_QPT_UD,
@@ -367,29 +403,28 @@ static int ulp_setup_qp(struct ulp_ctx *c)
 		},
 	};
 	struct ib_qp_attr qa = {};
+	struct ib_qp *qp;
 	int ret;
 
-	c->qp = ib_create_qp(c->pd, &init);
-	if (IS_ERR(c->qp)) {
-		ret = PTR_ERR(c->qp);
-		c->qp = NULL;
-		return ret;
-	}
+	qp = ib_create_qp(c->pd, &init);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	c->qps[n] = qp;
 	qa.qp_state = IB_QPS_INIT;
 	qa.pkey_index = 0;
 	qa.port_num = c->port;
 	qa.qkey = qkey;
-	ret = ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+	ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_QKEY);
 	if (ret)
 		return ret;
 	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(c->qp, &qa, IB_QP_STATE);
+	ret = ib_modify_qp(qp, &qa, IB_QP_STATE);
 	if (ret)
 		return ret;
 	qa.qp_state = IB_QPS_RTS;
 	qa.sq_psn = 0;
-	return ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
 }
 
 static int ulp_setup(struct ulp_ctx *c)
@@ -415,16 +450,20 @@ static int ulp_setup(struct ulp_ctx *c)
 		c->recv_cq = NULL;
 		return ret;
 	}
-	ret = ulp_setup_qp(c);
-	if (ret)
-		return ret;
+	for (i = 0; i < nqp; i++) {
+		ret = ulp_setup_qp(c, i);
+		if (ret)
+			return ret;
+	}
+	c->qp = c->qps[0];
 	c->tx.cqe.done = ulp_send_done;
 	ret = ulp_map_buf(c, &c->tx, DMA_TO_DEVICE);
+	/* The receive buffers are dealt out to the QPs in turn. */
 	for (i = 0; !ret && i < ULP_RX_DEPTH; i++) {
 		c->rx[i].cqe.done = ulp_recv_done;
 		ret = ulp_map_buf(c, &c->rx[i], DMA_FROM_DEVICE);
 		if (!ret)
-			ret = ulp_post_recv(c, &c->rx[i]);
+			ret = ulp_post_recv(c, c->qps[i % nqp], &c->rx[i]);
 	}
 	return ret;
 }
@@ -432,6 +471,7 @@ static int ulp_setup(struct ulp_ctx *c)
 static int ulp_add_one(struct ib_device *dev)
 {
 	struct ulp_ctx *c;
+	unsigned int i, n;
 	int ret;
 
 	if (ulp || (ibdev && strcmp(ibdev, dev_name(&dev->dev))))
@@ -464,6 +504,9 @@ static int ulp_add_one(struct ib_device *dev)
 	}
 	c->sgid_index = ulp_pick_sgid(c);
 	qpn = c->qp->qp_num;
+	for (i = 0, n = 0; i < nqp; i++)
+		n += scnprintf(qpns + n, sizeof(qpns) - n, "%s%u", i ? "," : "",
+			       c->qps[i]->qp_num);
 	ulp = c;
 	pr_info("# rdma_ud_ulp: %s mode on %s port %u, qpn %#x\n", mode,
 		dev_name(&dev->dev), c->port, qpn);
@@ -495,7 +538,8 @@ static int __init ulp_init(void)
 {
 	if (strcmp(mode, "echo") && strcmp(mode, "send"))
 		return -EINVAL;
-	if (size > ULP_MAX_PAYLOAD || !count)
+	if (size > ULP_MAX_PAYLOAD || !count || !nqp || nqp > ULP_MAX_QPS ||
+	    (strcmp(gid, "ipv4") && strcmp(gid, "ipv6")))
 		return -EINVAL;
 	return ib_register_client(&ulp_client);
 }
