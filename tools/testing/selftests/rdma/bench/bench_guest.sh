@@ -290,19 +290,6 @@ stream_rep() {
 	esac
 }
 
-measure_udp() {
-	local name=udp_limit_msg_per_s r
-
-	[ "$RDMA_ROLE" = b ] && try "$name" udp_listen port="$UDP_PORT" >/dev/null
-	for r in $(seq "$REPEATS"); do
-		stream_rep "$name" "$r" udp_send dest="$PEER_IP" port="$UDP_PORT" \
-			secs="$SECS" size="$UD_SIZE"
-	done
-	bench udp_close >/dev/null
-	[ "$RDMA_ROLE" = b ] && done_measure "$name"
-	sync_point
-}
-
 # connect_qp NAME QP-WORDS...: "qp" on both guests, swap QP number and
 # PSN, "connect" towards the peer.
 connect_qp() {
@@ -320,15 +307,27 @@ connect_qp() {
 	sync_point
 }
 
-measure_ud() {
-	local name=ud_msg_per_s r
+# The raw UDP limit and the UD rate, one repetition of each in turn, so
+# that rxe_vs_udp_limit compares numbers taken moments apart (the host's
+# load drifts over minutes).  Either may be left out (BENCH_MEASURES).
+measure_ud_udp() {
+	local udp=udp_limit_msg_per_s ud=ud_msg_per_s r
 
-	connect_qp "$name" type=ud size="$UD_SIZE"
+	if wanted udp && [ "$RDMA_ROLE" = b ]; then
+		try "$udp" udp_listen port="$UDP_PORT" >/dev/null
+	fi
+	wanted ud && connect_qp "$ud" type=ud size="$UD_SIZE"
 	for r in $(seq "$REPEATS"); do
-		stream_rep "$name" "$r" send secs="$SECS" size="$UD_SIZE"
+		wanted udp && stream_rep "$udp" "$r" udp_send dest="$PEER_IP" \
+			port="$UDP_PORT" secs="$SECS" size="$UD_SIZE"
+		wanted ud && stream_rep "$ud" "$r" send secs="$SECS" size="$UD_SIZE"
 	done
+	bench udp_close >/dev/null
 	bench close >/dev/null
-	[ "$RDMA_ROLE" = b ] && done_measure "$name"
+	if [ "$RDMA_ROLE" = b ]; then
+		wanted udp && done_measure "$udp"
+		wanted ud && done_measure "$ud"
+	fi
 	sync_point
 }
 
@@ -409,8 +408,9 @@ guest() {
 	sync_point
 	wanted ah && counted ah_pairs_per_s measure_ah ah_pairs_per_s 0
 	wanted ah_atomic && counted ah_atomic_pairs_per_s measure_ah ah_atomic_pairs_per_s 1
-	wanted udp && counted udp_limit_msg_per_s measure_udp
-	wanted ud && counted ud_msg_per_s measure_ud
+	if wanted udp || wanted ud; then
+		counted ud_msg_per_s+udp_limit_msg_per_s measure_ud_udp
+	fi
 	wanted lat && counted ud_lat_us measure_lat
 	wanted rc && counted rc_mb_per_s measure_rc
 
