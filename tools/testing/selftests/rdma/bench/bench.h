@@ -204,4 +204,7 @@ int bench_udp_close_cmd(struct bench_ctx *c, const struct bench_args *a,
 			char *res, size_t len);
 void bench_udp_close(struct bench_ctx *c);
 
+int bench_calib(struct bench_ctx *c, const struct bench_args *a,
+		char *res, size_t len);
+
 #endif /* RDMA_BENCH_H */

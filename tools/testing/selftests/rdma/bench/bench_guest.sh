@@ -107,6 +107,21 @@ field() {
 	return 1
 }
 
+# calib: nanoseconds the guest takes for rdma_bench's fixed CPU work now
+# (empty if it cannot tell).
+calib() {
+	local out
+
+	out=$(bench calib) && field ns "$out"
+}
+
+# gmean N...: geometric mean of the positive numbers among N... (empty if
+# none), the calibration of a repetition from its several readings.
+gmean() {
+	echo "$@" | awk '{ for (i = 1; i <= NF; i++) if ($i > 0) { s += log($i); n++ } }
+		END { if (n) printf "%d", exp(s / n) }'
+}
+
 wanted() {
 	[[ " $MEASURES " == *" $1 "* ]]
 }
@@ -234,14 +249,16 @@ setup() {
 
 # AH create/destroy pairs, guest a alone; b waits at the sync point.
 measure_ah() {
-	local name=$1 atomic=$2 r out
+	local name=$1 atomic=$2 r out c1
 
 	sync_point
 	if [ "$RDMA_ROLE" = a ]; then
 		for r in $(seq "$REPEATS"); do
+			c1=$(calib)
 			out=$(try "$name" ah secs="$SECS" atomic="$atomic" \
 				dest="$PEER_IP" dmac="$PEER_MAC") || break
-			record "$name" "$r" "$(field rate "$out")" "$out"
+			record "$name" "$r" "$(field rate "$out")" \
+				"calib_ns=$(gmean "$c1" "$(calib)")" "$out"
 		done
 		done_measure "$name"
 	fi
@@ -253,10 +270,11 @@ measure_ah() {
 # sent).  A repetition whose sender failed or saw a failed completion
 # (an RC QP that broke) is not a sample: b notes it as NAME.failed.
 stream_rep() {
-	local name=$1 rep=$2 out sender
+	local name=$1 rep=$2 out sender c1 peer_calib
 
 	shift 2
 	[ "$RDMA_ROLE" = b ] && try "$name" clear >/dev/null
+	c1=$(calib)
 	sync_point
 	if [ "$RDMA_ROLE" = a ]; then
 		sender=skipped
@@ -264,9 +282,12 @@ stream_rep() {
 			sender=$(bench "$@") || sender="failed: $sender"
 			record "$name.sender" "$rep" "$(field rate "$sender")" "$sender"
 		fi
+		sender="calib=$c1,$(calib) $sender"
 	fi
 	sender=$(swap "${sender:-x}")
 	[ "$RDMA_ROLE" = b ] || return 0
+	peer_calib=$(field calib "$sender")
+	sender=${sender#calib=* }
 	out=$(try "$name" stats) || return
 	# A UDP send that failed (-ENOBUFS: the NIC queue was full) is part
 	# of the limit; a failed RDMA send completion is not.
@@ -282,11 +303,12 @@ stream_rep() {
 		FAILED[$name]="receiver counted $(field msgs "$out") messages"
 		return
 	fi
+	c1="calib_ns=$(gmean "$c1" "$(calib)" "${peer_calib%,*}" "${peer_calib#*,}")"
 	case $name in
 	rc_mb_per_s)
-		record "$name" "$rep" "$(awk -v b="$(field bps "$out")" 'BEGIN { printf "%.3f", b / 1e6 }')" "$out" ;;
+		record "$name" "$rep" "$(awk -v b="$(field bps "$out")" 'BEGIN { printf "%.3f", b / 1e6 }')" "$c1" "$out" ;;
 	*)
-		record "$name" "$rep" "$(field rate "$out")" "$out" ;;
+		record "$name" "$rep" "$(field rate "$out")" "$c1" "$out" ;;
 	esac
 }
 
@@ -346,18 +368,28 @@ measure_rc() {
 }
 
 measure_lat() {
-	local name=ud_lat_us r out
+	local name=ud_lat_us r out c1 peer
 
 	if [ "$RDMA_ROLE" = a ]; then
 		connect_qp "$name" type=ud size="$LAT_SIZE"
-		for r in $(seq "$REPEATS"); do
-			out=$(try "$name" ping iters="$PING_ITERS" size="$LAT_SIZE") || break
-			record "$name" "$r" "$(awk -v n="$(field lat_med_ns "$out")" 'BEGIN { printf "%.1f", n / 1000 }')" "$out"
-		done
-		done_measure "$name"
 	else
 		connect_qp "$name" type=ud size="$LAT_SIZE" echo=1
 	fi
+	# Both guests take part in a round trip: both are timed around it.
+	for r in $(seq "$REPEATS"); do
+		c1=$(calib)
+		sync_point
+		out=
+		[ "$RDMA_ROLE" = a ] && { out=$(try "$name" ping iters="$PING_ITERS" size="$LAT_SIZE") || out=; }
+		sync_point
+		peer=$(swap "$c1,$(calib)")
+		if [ "$RDMA_ROLE" != a ] || [ -z "$out" ]; then
+			continue
+		fi
+		record "$name" "$r" "$(awk -v n="$(field lat_med_ns "$out")" 'BEGIN { printf "%.1f", n / 1000 }')" \
+			"calib_ns=$(gmean "${c1}" "${peer%,*}" "${peer#*,}")" "$out"
+	done
+	[ "$RDMA_ROLE" = a ] && done_measure "$name"
 	sync_point
 	bench close >/dev/null
 	sync_point

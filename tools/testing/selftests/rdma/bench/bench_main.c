@@ -33,6 +33,8 @@
  *   udp_send dest= port= secs= size=
  *                                  a kernel UDP socket sending datagrams
  *   udp_close                      the listening socket
+ *   calib                          time a fixed amount of CPU work: the
+ *                                  guest's speed at that moment
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -71,6 +73,7 @@ static const struct bench_cmd bench_cmds[] = {
 	{ "udp_listen",	bench_udp_listen,	false },
 	{ "udp_send",	bench_udp_send,		false },
 	{ "udp_close",	bench_udp_close_cmd,	false },
+	{ "calib",	bench_calib,		false },
 };
 
 static int bench_run(char *line)

@@ -9,9 +9,10 @@ project or stock), each with a/bench.txt and b/bench.txt as written by
 bench_guest.sh and, when the boot itself failed, a status file.  Prints
 one line per measure,
 
-    bench: NAME project=MEDIAN[MIN..MAX] stock=MEDIAN[MIN..MAX] ratio=R
+    bench: NAME project=MEDIAN[MIN..MAX] stock=MEDIAN[MIN..MAX] ratio=R [adj_ratio=A]
 
-(n/a where a stack has no number, with the reason on a comment line),
+(n/a where a stack has no number, with the reason on a comment line;
+adj_ratio when the samples carry the guests' CPU speed, calib_ns),
 and writes OUTDIR/bench.json with every sample.
 """
 
@@ -85,7 +86,11 @@ def read_boot(path):
                 if value is None:
                     reasons.setdefault(name, fields.get("reason", "n/a"))
                 else:
-                    samples.setdefault(name, []).append((rep, value))
+                    try:
+                        calib = float(fields.get("calib_ns", ""))
+                    except ValueError:
+                        calib = None
+                    samples.setdefault(name, []).append((rep, value, calib))
     status = ""
     sf = os.path.join(path, "status")
     if os.path.exists(sf):
@@ -125,7 +130,8 @@ def main():
         with open(mf, encoding="utf-8") as fh:
             meta = json.load(fh)
 
-    per_stack = {s: {"samples": {}, "reasons": {}, "boots": []}
+    per_stack = {s: {"samples": {}, "adjusted": {}, "reasons": {},
+                     "boots": []}
                  for s in STACKS}
     for d in sorted(os.listdir(outdir)):
         m = re.fullmatch(r"r(\d+)-(project|stock)", d)
@@ -136,15 +142,21 @@ def main():
         st = per_stack[stack]
         st["boots"].append({"dir": d, "status": status, "lines": raw})
         # rxe_vs_udp_limit pairs the UD and UDP runs of the same boot.
-        ud = dict(samples.get("ud_msg_per_s", []))
-        udp = dict(samples.get("udp_limit_msg_per_s", []))
+        ud = {r: v for r, v, _ in samples.get("ud_msg_per_s", [])}
+        udp = {r: v for r, v, _ in samples.get("udp_limit_msg_per_s", [])}
         for rep in sorted(set(ud) & set(udp)):
             if udp[rep] > 0:
                 samples.setdefault("rxe_vs_udp_limit", []).append(
-                    (rep, ud[rep] / udp[rep]))
+                    (rep, ud[rep] / udp[rep], None))
         for name in MEASURES:
-            vals = [v for _, v in samples.get(name, [])]
+            vals = [v for _, v, _ in samples.get(name, [])]
             st["samples"].setdefault(name, []).extend(vals)
+            # The sample set against the guests' CPU speed at the time:
+            # value x calib_ns for rates, value / calib_ns for latency.
+            lower = MEASURES[name][1] == "lower"
+            adj = [v / c if lower else v * c
+                   for _, v, c in samples.get(name, []) if c]
+            st["adjusted"].setdefault(name, []).extend(adj)
             if not vals:
                 why = reasons.get(name) or status or "no result"
                 if name == "rxe_vs_udp_limit":
@@ -172,10 +184,20 @@ def main():
         if cols["project"] and cols["stock"] and cols["stock"]["median"]:
             ratio = cols["project"]["median"] / cols["stock"]["median"]
         entry["ratio"] = ratio
+        adj = {st: per_stack[st]["adjusted"].get(name, []) for st in STACKS}
+        adj_ratio = None
+        if adj["project"] and adj["stock"]:
+            adj_ratio = (statistics.median(adj["project"])
+                         / statistics.median(adj["stock"]))
+        entry["adj_ratio"] = adj_ratio
+        for stack in STACKS:
+            if cols[stack]:
+                entry[stack]["adjusted"] = adj[stack]
         result["measures"][name] = entry
-        print("bench: %s project=%s stock=%s ratio=%s" % (
+        print("bench: %s project=%s stock=%s ratio=%s%s" % (
             name, fmt_col(cols["project"]), fmt_col(cols["stock"]),
-            "n/a" if ratio is None else "%.2f" % ratio))
+            "n/a" if ratio is None else "%.2f" % ratio,
+            "" if adj_ratio is None else " adj_ratio=%.2f" % adj_ratio))
 
     for line in notes:
         print(line)
@@ -188,6 +210,10 @@ def main():
                  % ABSOLUTE_GOALS["rxe_vs_udp_limit"])
     print("# values: median[min..max] over %s samples per stack; goals: %s"
           % (meta.get("samples_per_stack", "?"), "; ".join(goals)))
+    print("# adj_ratio: the same ratio with every sample set against the"
+          " guests' CPU speed measured around it (rdma_bench calib); it is"
+          " the steadier one on a busy host, and udp_limit_msg_per_s"
+          " adj_ratio near 1 shows the adjustment holds")
     result["boots"] = {s: per_stack[s]["boots"] for s in STACKS}
     with open(os.path.join(outdir, "bench.json"), "w",
               encoding="utf-8") as fh:
