@@ -14,7 +14,7 @@
 #include "bench.h"
 
 #define BENCH_CALIB_WORDS	4096		/* 32 KiB of u64 */
-#define BENCH_CALIB_ROUNDS	64
+#define BENCH_CALIB_ROUNDS	2048
 
 /**
  * bench_calib() - the "calib" command

@@ -21,6 +21,10 @@
 #                     (default 2); samples of all rounds are pooled
 #   BENCH_STACKS      default "stock project"
 #   BENCH_MEASURES    default "ah ah_atomic udp ud lat rc"
+#   BENCH_RC_SIZE, BENCH_UD_WINDOW, BENCH_RC_WINDOW
+#                     for exploring only: RC message size (65536), sends
+#                     in flight (0 = 32 UD, 8 RC); the lines then no
+#                     longer mean what their names say
 # and those of harness/common.sh (KVER, STAGE, BUILD, QEMU, VM_MEM).
 
 set -u
@@ -73,6 +77,9 @@ run_boot() {
 		BENCH_SECS=$BENCH_SECS
 		BENCH_PING_ITERS=$BENCH_PING_ITERS
 		BENCH_MEASURES='$BENCH_MEASURES'
+		BENCH_RC_SIZE=${BENCH_RC_SIZE:-65536}
+		BENCH_UD_WINDOW=${BENCH_UD_WINDOW:-0}
+		BENCH_RC_WINDOW=${BENCH_RC_WINDOW:-0}
 	EOF
 	# Boot, set-up, six measures of REPEATS timed runs plus sync points,
 	# with room for a host so busy that all of it runs at a third of the
@@ -127,6 +134,8 @@ main() {
 		    "ping_iters": $BENCH_PING_ITERS, "rounds": $BENCH_ROUNDS,
 		    "samples_per_stack": $((BENCH_REPEATS * BENCH_ROUNDS)),
 		    "measures": "$BENCH_MEASURES",
+		    "rc_size": ${BENCH_RC_SIZE:-65536},
+		    "ud_window": ${BENCH_UD_WINDOW:-0}, "rc_window": ${BENCH_RC_WINDOW:-0},
 		    "host_cpus": os.cpu_count(),
 		    "host_loadavg_start": os.getloadavg(),
 		}, open(sys.argv[1], "w"), indent=1)
