@@ -10,6 +10,8 @@
 #   make                      build every module (W=1 warning-free)
 #   make modules_install      INSTALL_MOD_PATH=DIR -> DIR/lib/modules/<kver>/updates
 #   make lint                 checkpatch --strict, sparse, kernel-doc
+#   make unit                 user-space unit tests of the pure files (ASan+UBSan)
+#   make fuzz                 libFuzzer targets, FUZZ_SECONDS=N each (default 10)
 #   make check                deps, build, every test; last line "N passed, N failed"
 #   make run                  the end-to-end demo on two QEMU guests
 #   make bench                our stack against stock rxe, side by side
@@ -46,7 +48,7 @@ KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install stage deps lint check \
-	run help kdir-check print-kver
+	run help kdir-check print-kver unit fuzz
 
 all: modules testmods
 
@@ -105,6 +107,7 @@ clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(ULPSRC) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(BENCHSRC) clean
 	rm -rf $(STAGE) $(STAGE_STOCK) $(STOCK_ULP) $(STOCK_BENCH)
+	$(MAKE) -s -C $(UNITDIR) clean
 
 # Also drop the QEMU harness cache, test results and the lint tools.
 distclean: clean
@@ -115,6 +118,15 @@ deps:
 
 lint: kdir-check
 	@bash $(SELFTESTS)/lint.sh
+
+# Unit tests and fuzzers run in user space: no kernel tree needed.
+UNITDIR := $(TOP)/tools/testing/rdma-unit
+
+unit:
+	@$(MAKE) -s -C $(UNITDIR) run
+
+fuzz:
+	@$(MAKE) -s -C $(UNITDIR) fuzz
 
 check: deps
 	@bash $(SELFTESTS)/check.sh
@@ -128,7 +140,7 @@ bench: deps stage
 	@bash $(BENCHSRC)/run_bench.sh
 
 help:
-	@sed -n '3,16p' $(TOP)/Makefile
+	@sed -n '3,18p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)

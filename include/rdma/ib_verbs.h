@@ -29,6 +29,11 @@
  *  14. DMA mapping helpers
  *  15. address vector accessors
  *  16. RoCE v2 helpers and other small helpers
+ *
+ * The pure parts of sections 2 to 4 and 16 (wire types, rate and MTU codes,
+ * QP states) live in three small headers included below, <rdma/ib_net_hdr.h>,
+ * <rdma/ib_link.h> and <rdma/ib_qp_state.h>, so that the code implementing
+ * them depends on nothing else and builds into user-space unit tests too.
  */
 #ifndef IB_VERBS_H
 #define IB_VERBS_H
@@ -70,6 +75,9 @@
 #include <uapi/rdma/ib_user_verbs.h>
 #include <uapi/rdma/ib_user_ioctl_verbs.h>
 #include <uapi/rdma/rdma_netlink.h>
+#include <rdma/ib_link.h>
+#include <rdma/ib_net_hdr.h>
+#include <rdma/ib_qp_state.h>
 #include <rdma/restrack.h>
 #include <rdma/signature.h>
 
@@ -232,28 +240,8 @@ static inline void ibdev_dbg_ratelimited(const struct ib_device *ibdev,
  * 2. GIDs, network headers and transports
  */
 
-/*
- * A 128-bit global identifier.  The two views alias the same 16 bytes,
- * stored in network order.
- */
-union ib_gid {
-	u8	raw[16];
-	struct {
-		__be64	subnet_prefix;
-		__be64	interface_id;
-	} global;
-};
-
 /* The all-zero GID: an unused GID table slot reads as this value. */
 extern union ib_gid zgid;
-
-/* How a GID entry is used on the wire. */
-enum ib_gid_type {
-	IB_GID_TYPE_IB = IB_UVERBS_GID_TYPE_IB,
-	IB_GID_TYPE_ROCE = IB_UVERBS_GID_TYPE_ROCE_V1,
-	IB_GID_TYPE_ROCE_UDP_ENCAP = IB_UVERBS_GID_TYPE_ROCE_V2,
-	IB_GID_TYPE_SIZE
-};
 
 /*
  * One entry of a port's GID table, as the cache hands it out.  The entry is
@@ -279,31 +267,6 @@ enum {
 	IB_SA_WELL_KNOWN_GUID	= BIT_ULL(57) | 2,
 };
 
-/* The network header a RoCE packet arrived with, or is to be sent with. */
-enum rdma_network_type {
-	RDMA_NETWORK_IB,
-	RDMA_NETWORK_ROCE_V1,
-	RDMA_NETWORK_IPV4,
-	RDMA_NETWORK_IPV6
-};
-
-/**
- * ib_network_to_gid_type() - GID type that sends with a network header
- * @network_type: the header a packet carries
- *
- * Return: RoCE v2 for IPv4 and IPv6, RoCE v1 for RoCE v1, IB otherwise.
- */
-static inline enum ib_gid_type
-ib_network_to_gid_type(enum rdma_network_type network_type)
-{
-	if (network_type == RDMA_NETWORK_IPV4 ||
-	    network_type == RDMA_NETWORK_IPV6)
-		return IB_GID_TYPE_ROCE_UDP_ENCAP;
-	if (network_type == RDMA_NETWORK_ROCE_V1)
-		return IB_GID_TYPE_ROCE;
-	return IB_GID_TYPE_IB;
-}
-
 /**
  * rdma_gid_attr_network_type() - network header a GID entry sends with
  * @attr: the GID table entry
@@ -324,33 +287,6 @@ rdma_gid_attr_network_type(const struct ib_gid_attr *attr)
 		return RDMA_NETWORK_IPV4;
 	return RDMA_NETWORK_IPV6;
 }
-
-/* Global route header, IBA 8.3.1; 40 bytes in network order. */
-struct ib_grh {
-	__be32		version_tclass_flow;
-	__be16		paylen;
-	u8		next_hdr;
-	u8		hop_limit;
-	union ib_gid	sgid;
-	union ib_gid	dgid;
-};
-
-/*
- * The first 40 bytes of a UD receive buffer: either a GRH, or (RoCE v2 over
- * IPv4) 20 unused bytes followed by the IPv4 header.
- */
-union rdma_network_hdr {
-	struct ib_grh ibgrh;
-	struct {
-		u8		reserved[20];
-		struct iphdr	roce4grh;
-	};
-};
-
-int ib_get_rdma_header_version(const union rdma_network_hdr *hdr);
-int ib_get_gids_from_rdma_hdr(const union rdma_network_hdr *hdr,
-			      enum rdma_network_type net_type,
-			      union ib_gid *sgid, union ib_gid *dgid);
 
 /*
  * Transport a node type implies, and the protocol a port speaks.  Node
@@ -394,90 +330,6 @@ enum {
  * 3. Rates, MTUs, QP states and attribute masks
  */
 
-/* QP states, IBA 10.3.1. */
-enum ib_qp_state {
-	IB_QPS_RESET,
-	IB_QPS_INIT,
-	IB_QPS_RTR,
-	IB_QPS_RTS,
-	IB_QPS_SQD,
-	IB_QPS_SQE,
-	IB_QPS_ERR
-};
-
-enum ib_mig_state {
-	IB_MIG_MIGRATED,
-	IB_MIG_REARM,
-	IB_MIG_ARMED
-};
-
-/*
- * QP transport types; the first ones share values with the uverbs ABI.
- * SMI and GSI must stay 0 and 1: the MAD layer indexes a two-entry table
- * with them.
- */
-enum ib_qp_type {
-	IB_QPT_SMI,
-	IB_QPT_GSI,
-
-	IB_QPT_RC = IB_UVERBS_QPT_RC,
-	IB_QPT_UC = IB_UVERBS_QPT_UC,
-	IB_QPT_UD = IB_UVERBS_QPT_UD,
-	IB_QPT_RAW_IPV6,
-	IB_QPT_RAW_ETHERTYPE,
-	IB_QPT_RAW_PACKET = IB_UVERBS_QPT_RAW_PACKET,
-	IB_QPT_XRC_INI = IB_UVERBS_QPT_XRC_INI,
-	IB_QPT_XRC_TGT = IB_UVERBS_QPT_XRC_TGT,
-	IB_QPT_MAX,
-	IB_QPT_DRIVER = IB_UVERBS_QPT_DRIVER,
-	/* Reserved for provider-internal QP types. */
-	IB_QPT_RESERVED1 = 0x1000,
-	IB_QPT_RESERVED2,
-	IB_QPT_RESERVED3,
-	IB_QPT_RESERVED4,
-	IB_QPT_RESERVED5,
-	IB_QPT_RESERVED6,
-	IB_QPT_RESERVED7,
-	IB_QPT_RESERVED8,
-	IB_QPT_RESERVED9,
-	IB_QPT_RESERVED10,
-};
-
-/* Which fields of struct ib_qp_attr a modify or query call covers. */
-enum ib_qp_attr_mask {
-	IB_QP_STATE			= BIT(0),
-	IB_QP_CUR_STATE			= BIT(1),
-	IB_QP_EN_SQD_ASYNC_NOTIFY	= BIT(2),
-	IB_QP_ACCESS_FLAGS		= BIT(3),
-	IB_QP_PKEY_INDEX		= BIT(4),
-	IB_QP_PORT			= BIT(5),
-	IB_QP_QKEY			= BIT(6),
-	IB_QP_AV			= BIT(7),
-	IB_QP_PATH_MTU			= BIT(8),
-	IB_QP_TIMEOUT			= BIT(9),
-	IB_QP_RETRY_CNT			= BIT(10),
-	IB_QP_RNR_RETRY			= BIT(11),
-	IB_QP_RQ_PSN			= BIT(12),
-	IB_QP_MAX_QP_RD_ATOMIC		= BIT(13),
-	IB_QP_ALT_PATH			= BIT(14),
-	IB_QP_MIN_RNR_TIMER		= BIT(15),
-	IB_QP_SQ_PSN			= BIT(16),
-	IB_QP_MAX_DEST_RD_ATOMIC	= BIT(17),
-	IB_QP_PATH_MIG_STATE		= BIT(18),
-	IB_QP_CAP			= BIT(19),
-	IB_QP_DEST_QPN			= BIT(20),
-	IB_QP_RESERVED1			= BIT(21),
-	IB_QP_RESERVED2			= BIT(22),
-	IB_QP_RESERVED3			= BIT(23),
-	IB_QP_RESERVED4			= BIT(24),
-	IB_QP_RATE_LIMIT		= BIT(25),
-
-	IB_QP_ATTR_STANDARD_BITS = GENMASK(20, 0),
-};
-
-bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
-			enum ib_qp_type type, enum ib_qp_attr_mask mask);
-
 /*
  * RNR NAK timer codes (IBA table 45): the name gives the delay in
  * milliseconds, code 0 being the longest.
@@ -516,120 +368,6 @@ enum ib_rnr_timeout {
 	IB_RNR_TIMER_327_68 = 30,
 	IB_RNR_TIMER_491_52 = 31
 };
-
-/* Static rate codes of an address vector (IBA 9.11 and its extensions). */
-enum ib_rate {
-	IB_RATE_PORT_CURRENT = 0,
-	IB_RATE_2_5_GBPS = 2,
-	IB_RATE_5_GBPS   = 5,
-	IB_RATE_10_GBPS  = 3,
-	IB_RATE_20_GBPS  = 6,
-	IB_RATE_30_GBPS  = 4,
-	IB_RATE_40_GBPS  = 7,
-	IB_RATE_60_GBPS  = 8,
-	IB_RATE_80_GBPS  = 9,
-	IB_RATE_120_GBPS = 10,
-	IB_RATE_14_GBPS  = 11,
-	IB_RATE_56_GBPS  = 12,
-	IB_RATE_112_GBPS = 13,
-	IB_RATE_168_GBPS = 14,
-	IB_RATE_25_GBPS  = 15,
-	IB_RATE_100_GBPS = 16,
-	IB_RATE_200_GBPS = 17,
-	IB_RATE_300_GBPS = 18,
-	IB_RATE_28_GBPS  = 19,
-	IB_RATE_50_GBPS  = 20,
-	IB_RATE_400_GBPS = 21,
-	IB_RATE_600_GBPS = 22,
-	IB_RATE_800_GBPS = 23,
-	IB_RATE_1600_GBPS = 25,
-};
-
-__attribute_const__ int ib_rate_to_mult(enum ib_rate rate);
-__attribute_const__ int ib_rate_to_mbps(enum ib_rate rate);
-__attribute_const__ enum ib_rate mult_to_ib_rate(int mult);
-
-/* Path MTU codes as carried in QP attributes and port attributes. */
-enum ib_mtu {
-	IB_MTU_256  = 1,
-	IB_MTU_512  = 2,
-	IB_MTU_1024 = 3,
-	IB_MTU_2048 = 4,
-	IB_MTU_4096 = 5
-};
-
-/* OPA ports extend the MTU codes beyond 4096 bytes. */
-enum opa_mtu {
-	OPA_MTU_8192 = 6,
-	OPA_MTU_10240 = 7
-};
-
-/**
- * ib_mtu_enum_to_int() - byte size of an IB MTU code
- * @mtu: an enum ib_mtu value
- *
- * Return: 256 to 4096, or -1 for an unknown code.
- */
-static inline int ib_mtu_enum_to_int(enum ib_mtu mtu)
-{
-	if (mtu < IB_MTU_256 || mtu > IB_MTU_4096)
-		return -1;
-	return 128 << mtu;
-}
-
-/**
- * ib_mtu_int_to_enum() - largest IB MTU code that fits a byte count
- * @mtu: MTU in bytes
- *
- * Return: an MTU code; IB_MTU_256 for anything smaller than 512.
- */
-static inline enum ib_mtu ib_mtu_int_to_enum(int mtu)
-{
-	if (mtu >= 4096)
-		return IB_MTU_4096;
-	if (mtu >= 2048)
-		return IB_MTU_2048;
-	if (mtu >= 1024)
-		return IB_MTU_1024;
-	if (mtu >= 512)
-		return IB_MTU_512;
-	return IB_MTU_256;
-}
-
-/**
- * opa_mtu_enum_to_int() - byte size of an OPA or IB MTU code
- * @mtu: an enum opa_mtu or enum ib_mtu value
- *
- * Return: the MTU in bytes, or -1 for an unknown code.
- */
-static inline int opa_mtu_enum_to_int(enum opa_mtu mtu)
-{
-	switch (mtu) {
-	case OPA_MTU_8192:
-		return 8192;
-	case OPA_MTU_10240:
-		return 10240;
-	default:
-		return ib_mtu_enum_to_int((enum ib_mtu)mtu);
-	}
-}
-
-/**
- * opa_mtu_int_to_enum() - largest OPA MTU code that fits a byte count
- * @mtu: MTU in bytes
- *
- * Like ib_mtu_int_to_enum(), but also knows the 8 KiB and 10 KiB codes.
- *
- * Return: an MTU code, at least IB_MTU_256.
- */
-static inline enum opa_mtu opa_mtu_int_to_enum(int mtu)
-{
-	if (mtu >= 10240)
-		return OPA_MTU_10240;
-	if (mtu >= 8192)
-		return OPA_MTU_8192;
-	return (enum opa_mtu)ib_mtu_int_to_enum(mtu);
-}
 
 /* ---------------------------------------------------------------------------
  * 4. Device and port attributes
@@ -856,112 +594,6 @@ struct ib_device_modify {
 	u64	sys_image_guid;
 	char	node_desc[IB_DEVICE_NODE_DESC_MAX];
 };
-
-/* Port link speeds (per lane) and widths as ib_query_port() reports them. */
-enum ib_port_speed {
-	IB_SPEED_SDR	= 1,
-	IB_SPEED_DDR	= 2,
-	IB_SPEED_QDR	= 4,
-	IB_SPEED_FDR10	= 8,
-	IB_SPEED_FDR	= 16,
-	IB_SPEED_EDR	= 32,
-	IB_SPEED_HDR	= 64,
-	IB_SPEED_NDR	= 128,
-	IB_SPEED_XDR	= 256,
-};
-
-enum ib_port_width {
-	IB_WIDTH_1X	= 1,
-	IB_WIDTH_2X	= 16,
-	IB_WIDTH_4X	= 2,
-	IB_WIDTH_8X	= 4,
-	IB_WIDTH_12X	= 8
-};
-
-/**
- * ib_width_enum_to_int() - number of lanes of a link width code
- * @width: an enum ib_port_width value
- *
- * Return: 1, 2, 4, 8 or 12, or -1 for an unknown code.
- */
-static inline int ib_width_enum_to_int(enum ib_port_width width)
-{
-	switch (width) {
-	case IB_WIDTH_1X:  return  1;
-	case IB_WIDTH_2X:  return  2;
-	case IB_WIDTH_4X:  return  4;
-	case IB_WIDTH_8X:  return  8;
-	case IB_WIDTH_12X: return 12;
-	default:	   return -1;
-	}
-}
-
-/*
- * A port's speed in human terms, as ib_port_attr_to_speed_info() reports
- * it: @str is a label with a leading space (" SDR" ... " XDR"), @rate the
- * total data rate in units of 100 Mb/s.
- */
-struct ib_port_speed_info {
-	const char	*str;
-	int		rate;
-};
-
-/* Logical port state (IBA PortInfo:PortState). */
-enum ib_port_state {
-	IB_PORT_NOP		= 0,
-	IB_PORT_DOWN		= 1,
-	IB_PORT_INIT		= 2,
-	IB_PORT_ARMED		= 3,
-	IB_PORT_ACTIVE		= 4,
-	IB_PORT_ACTIVE_DEFER	= 5
-};
-
-/* Physical port state (IBA PortInfo:PortPhysicalState). */
-enum ib_port_phys_state {
-	IB_PORT_PHYS_STATE_SLEEP			= 1,
-	IB_PORT_PHYS_STATE_POLLING			= 2,
-	IB_PORT_PHYS_STATE_DISABLED			= 3,
-	IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING	= 4,
-	IB_PORT_PHYS_STATE_LINK_UP			= 5,
-	IB_PORT_PHYS_STATE_LINK_ERROR_RECOVERY		= 6,
-	IB_PORT_PHYS_STATE_PHY_TEST			= 7,
-};
-
-/*
- * What ib_query_port() returns.  @port_cap_flags and @port_cap_flags2 hold
- * the IBA PortInfo CapabilityMask words (IB_PORT_* bits of <rdma/ib_mad.h>);
- * @active_speed holds an enum ib_port_speed, @active_width an
- * enum ib_port_width, @phys_state an enum ib_port_phys_state.  @phys_mtu is
- * in bytes and only meaningful on OPA ports.
- */
-struct ib_port_attr {
-	u64			subnet_prefix;
-	enum ib_port_state	state;
-	enum ib_mtu		max_mtu;
-	enum ib_mtu		active_mtu;
-	u32			phys_mtu;
-	int			gid_tbl_len;
-	unsigned int		ip_gids:1;
-	u32			port_cap_flags;
-	u32			max_msg_sz;
-	u32			bad_pkey_cntr;
-	u32			qkey_viol_cntr;
-	u16			pkey_tbl_len;
-	u32			sm_lid;
-	u32			lid;
-	u8			lmc;
-	u8			max_vl_num;
-	u8			sm_sl;
-	u8			subnet_timeout;
-	u8			init_type_reply;
-	u8			active_width;
-	u16			active_speed;
-	u8			phys_state;
-	u16			port_cap_flags2;
-};
-
-int ib_port_attr_to_speed_info(struct ib_port_attr *attr,
-			       struct ib_port_speed_info *speed_info);
 
 /* What ib_modify_port() may change. */
 enum ib_port_modify_flags {
@@ -4667,66 +4299,6 @@ void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
 /* ---------------------------------------------------------------------------
  * 16. RoCE v2 helpers and other small helpers
  */
-
-/* RoCE v2: UDP destination port and the source-port range used for ECMP. */
-#define ROCE_V2_UDP_DPORT			4791
-#define IB_ROCE_UDP_ENCAP_VALID_PORT_MIN	0xC000
-#define IB_ROCE_UDP_ENCAP_VALID_PORT_MAX	0xFFFF
-#define IB_GRH_FLOWLABEL_MASK			0x000FFFFF
-
-/**
- * rdma_flow_label_to_udp_sport - fold a flow label into a RoCE v2 source port
- * @fl: flow label; only its low 20 bits are used
- *
- * The six bits above the low 14 are XORed into the bottom of the port and
- * the result is forced into 0xC000..0xFFFF, so that equal flow labels keep
- * a flow on one ECMP path.
- *
- * Return: a UDP source port in the RoCE v2 range.
- */
-static inline u16 rdma_flow_label_to_udp_sport(u32 fl)
-{
-	u32 low = fl & 0x03FFF;
-	u32 high = (fl & 0xFC000) >> 14;
-
-	return (u16)((low ^ high) | IB_ROCE_UDP_ENCAP_VALID_PORT_MIN);
-}
-
-/**
- * rdma_calc_flow_label - derive a 20-bit flow label from a QP pair
- * @lqpn: local QP number
- * @rqpn: remote QP number
- *
- * The product of the two numbers is folded down to 20 bits.  Multiplication
- * commutes, so both ends of a connection compute the same label.
- *
- * Return: the flow label, in 0..0xFFFFF.
- */
-static inline u32 rdma_calc_flow_label(u32 lqpn, u32 rqpn)
-{
-	u64 v = (u64)lqpn * rqpn;
-
-	v ^= v >> 20;
-	v ^= v >> 40;
-	return (u32)(v & IB_GRH_FLOWLABEL_MASK);
-}
-
-/**
- * rdma_get_udp_sport - RoCE v2 UDP source port of a QP pair
- * @fl: flow label from the address vector, or 0 for none
- * @lqpn: local QP number
- * @rqpn: remote QP number
- *
- * A non-zero @fl wins; otherwise the label is computed from the QP numbers.
- *
- * Return: a UDP source port in the RoCE v2 range.
- */
-static inline u16 rdma_get_udp_sport(u32 fl, u32 lqpn, u32 rqpn)
-{
-	if (!fl)
-		fl = rdma_calc_flow_label(lqpn, rqpn);
-	return rdma_flow_label_to_udp_sport(fl);
-}
 
 /**
  * ib_inc_rkey - step the key byte of an R_Key

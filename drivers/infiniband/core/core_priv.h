@@ -141,6 +141,42 @@ void rdma_nl_exit(void);
 /* The nldev client: device, port, link, system and resource commands. */
 int nldev_init(void);
 void nldev_exit(void);
+/* An rdma_nl_notify_event_type event for "rdma monitor" (nldev.c). */
+void nldev_notify_event(struct ib_device *device, u32 port, u8 type);
+/*
+ * Event numbers newer than the 6.12 uapi header we build against; the
+ * values are the uapi's (Linux 6.13 and later).
+ */
+#define RDMA_NL_RENAME_EVENT		4
+#define RDMA_NL_NETDEV_RENAME_EVENT	5
+
+/*
+ * What a client's get_nl_info()/get_global_nl_info() reports for
+ * GET_CHARDEV: @cdev (a reference the caller drops with put_device()),
+ * @abi, and @port on input (-1 for the device as a whole).  @nl_msg is the
+ * reply being built, for clients that add attributes of their own.
+ */
+struct ib_client_nl_info {
+	struct sk_buff *nl_msg;
+	struct device *cdev;
+	unsigned int port;
+	u64 abi;
+};
+
+int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
+			  struct ib_client_nl_info *res);
+
+/* Namespace mode (device.c): shared or exclusive. */
+bool rdma_netns_shared(void);
+int rdma_set_netns_shared(bool shared);
+
+/* ---- counters.c: per-port hardware counters ----------------------------- */
+
+int rdma_counters_init(struct ib_device *device);
+void rdma_counters_release(struct ib_device *device);
+struct rdma_hw_stats *rdma_counters_port(struct ib_device *device, u32 port);
+int rdma_counters_refresh(struct ib_device *device, u32 port,
+			  struct rdma_hw_stats *stats);
 
 /* ---- sysfs.c: /sys/class/infiniband ------------------------------------ */
 

@@ -65,6 +65,7 @@
 #include <linux/device.h>
 #include <linux/hashtable.h>
 #include <linux/inetdevice.h>
+#include <linux/kmod.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -74,6 +75,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
 
 #include "core_priv.h"
 
@@ -319,22 +321,76 @@ EXPORT_SYMBOL(ibdev_info);
 
 /* ---- small helpers of the API ---------------------------------------------------- */
 
+/*
+ * Namespace mode.  Shared (the default): every device is visible from
+ * every network namespace.  Exclusive: a device is visible only from the
+ * namespace it belongs to (ib_core_device.rdma_net, init_net for every
+ * device today, since no provider here can move).  Set at load time with
+ * the netns_mode parameter or later with "rdma system set netns"; read
+ * locklessly, written under ib_devices_rwsem.
+ */
+static bool ib_devices_shared_netns = true;
+module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);
+MODULE_PARM_DESC(netns_mode,
+		 "Share RDMA devices with all net namespaces (default) or only with the namespace they belong to");
+
 /**
  * rdma_dev_access_netns - may a namespace see an RDMA device?
  * @device: the device
  * @net: the namespace asking
  *
- * The core runs in shared mode only: every device is visible from every
- * network namespace.
- *
- * Return: true.
+ * Return: true in shared mode; in exclusive mode, true only if @device
+ * belongs to @net.
  */
 bool rdma_dev_access_netns(const struct ib_device *device,
 			   const struct net *net)
 {
-	return true;
+	return READ_ONCE(ib_devices_shared_netns) ||
+	       net_eq(read_pnet(&device->coredev.rdma_net), net);
 }
 EXPORT_SYMBOL(rdma_dev_access_netns);
+
+/**
+ * rdma_netns_shared - the namespace mode
+ *
+ * Return: true in shared mode, false in exclusive mode.
+ */
+bool rdma_netns_shared(void)
+{
+	return READ_ONCE(ib_devices_shared_netns);
+}
+
+/**
+ * rdma_set_netns_shared - switch the namespace mode
+ * @shared: true for shared mode, false for exclusive mode
+ *
+ * Shared mode cannot come back while a device belongs to a namespace
+ * other than init_net (it would become visible everywhere).
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -EBUSY.
+ */
+int rdma_set_netns_shared(bool shared)
+{
+	struct ib_device *dev;
+	unsigned long index;
+	int ret = 0;
+
+	down_write(&ib_devices_rwsem);
+	if (shared && !ib_devices_shared_netns) {
+		xa_for_each(&ib_devices, index, dev) {
+			if (!net_eq(read_pnet(&dev->coredev.rdma_net),
+				    &init_net)) {
+				ret = -EBUSY;
+				break;
+			}
+		}
+	}
+	if (!ret)
+		WRITE_ONCE(ib_devices_shared_netns, shared);
+	up_write(&ib_devices_rwsem);
+	return ret;
+}
 
 /**
  * rdma_node_get_transport - transport implied by a node type
@@ -818,8 +874,8 @@ static void ib_free_netdevs(struct ib_device *device)
 int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 			 unsigned int port)
 {
+	struct net_device *old, *detached = NULL;
 	struct ib_port_data *pdata;
-	struct net_device *old;
 	unsigned long flags;
 	int ret;
 
@@ -838,6 +894,7 @@ int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
 		goto out;
 	}
+	detached = old;
 	ib_port_drop_netdev(pdata);
 	spin_unlock_irqrestore(&pdata->netdev_lock, flags);
 
@@ -860,6 +917,14 @@ int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 	}
 out:
 	mutex_unlock(&ndev_set_lock);
+
+	/* Only a registered device has a name and index to report. */
+	if (refcount_read(&ib_dev->refcount) && old != ndev) {
+		if (detached)
+			nldev_notify_event(ib_dev, port, RDMA_NETDEV_DETACH_EVENT);
+		if (ndev)
+			nldev_notify_event(ib_dev, port, RDMA_NETDEV_ATTACH_EVENT);
+	}
 	return 0;
 }
 EXPORT_SYMBOL(ib_device_set_netdev);
@@ -956,11 +1021,35 @@ static void ib_forget_netdev(struct net_device *ndev)
 	rcu_read_unlock();
 }
 
+/* NETDEV_CHANGENAME: tell "rdma monitor" about every port on @ndev. */
+static void ib_netdev_renamed(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+	u32 port;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return;
+	rdma_for_each_port(ibdev, port) {
+		struct net_device *cur = ib_device_get_netdev(ibdev, port);
+
+		if (cur == ndev)
+			nldev_notify_event(ibdev, port,
+					   RDMA_NL_NETDEV_RENAME_EVENT);
+		dev_put(cur);
+	}
+	ib_device_put(ibdev);
+}
+
 static int ib_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+
 	if (event == NETDEV_UNREGISTER)
-		ib_forget_netdev(netdev_notifier_info_to_dev(ptr));
+		ib_forget_netdev(ndev);
+	else if (event == NETDEV_CHANGENAME)
+		ib_netdev_renamed(ndev);
 	return NOTIFY_DONE;
 }
 
@@ -1284,6 +1373,7 @@ int ib_device_rename(struct ib_device *ibdev, const char *name)
 	up_read(&ibdev->client_data_rwsem);
 	up_read(&ib_clients_rwsem);
 	up_read(&ib_devices_rwsem);
+	nldev_notify_event(ibdev, 0, RDMA_NL_RENAME_EVENT);
 	return 0;
 }
 EXPORT_SYMBOL(ib_device_rename);
@@ -1294,6 +1384,88 @@ static void ib_client_put(struct ib_client *client)
 {
 	if (refcount_dec_and_test(&client->uses))
 		complete(&client->uses_zero);
+}
+
+/* The registered client called @name with a use held, or NULL. */
+static struct ib_client *ib_client_get_by_name(const char *name)
+{
+	struct ib_client *client, *found = NULL;
+	unsigned long id;
+
+	down_read(&ib_clients_rwsem);
+	xa_for_each_marked(&ib_clients, id, client, CLIENT_REGISTERED) {
+		if (!strcmp(client->name, name)) {
+			if (refcount_inc_not_zero(&client->uses))
+				found = client;
+			break;
+		}
+	}
+	up_read(&ib_clients_rwsem);
+	return found;
+}
+
+static int ib_client_nl_info_of(struct ib_device *ibdev,
+				struct ib_client *client,
+				struct ib_client_nl_info *res)
+{
+	void *data;
+	int ret;
+
+	if (!ibdev) {
+		if (!client->get_global_nl_info)
+			return -EOPNOTSUPP;
+		return client->get_global_nl_info(res);
+	}
+	if (!client->get_nl_info)
+		return -EOPNOTSUPP;
+	down_read(&ibdev->client_data_rwsem);
+	if (!xa_get_mark(&ibdev->client_data, client->client_id,
+			 CLIENT_DATA_REGISTERED)) {
+		ret = -EOPNOTSUPP;
+	} else {
+		data = xa_load(&ibdev->client_data, client->client_id);
+		ret = client->get_nl_info(ibdev, data, res);
+	}
+	up_read(&ibdev->client_data_rwsem);
+	return ret;
+}
+
+/**
+ * ib_get_client_nl_info - ask a client which char device it offers
+ * @ibdev: the device (pinned by the caller), or NULL for the client's
+ *	global char device
+ * @client_name: the ib_client name ("uverbs", "umad", "rdma_cm")
+ * @res: in: @res->port and @res->nl_msg; out: the char device (with a
+ *	reference the caller drops with put_device()) and its ABI version
+ *
+ * A client that is not loaded is asked for through its
+ * "rdma-client-<name>" module alias once.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EOPNOTSUPP if no such client, or it has nothing to offer
+ * for @ibdev; the client's error otherwise.
+ */
+int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
+			  struct ib_client_nl_info *res)
+{
+	struct ib_client *client;
+	int ret;
+
+	client = ib_client_get_by_name(client_name);
+	if (!client) {
+		request_module("rdma-client-%s", client_name);
+		client = ib_client_get_by_name(client_name);
+	}
+	if (!client)
+		return -EOPNOTSUPP;
+
+	ret = ib_client_nl_info_of(ibdev, client, res);
+	ib_client_put(client);
+	if (ret)
+		return ret;
+	if (WARN_ON(!res->cdev))
+		return -EINVAL;
+	return 0;
 }
 
 /*
@@ -1596,6 +1768,48 @@ static int ib_query_device_attrs(struct ib_device *device)
 }
 
 /*
+ * In exclusive mode a device belongs to the namespace of the netdev under
+ * its first port (a container's "rdma link add" makes a device only the
+ * container sees); otherwise, and without a netdev, to init_net.  Registry
+ * lock held for write, so the mode cannot change meanwhile.
+ */
+static void ib_assign_netns(struct ib_device *device)
+{
+	struct net_device *ndev;
+	struct net *net = &init_net;
+
+	if (!ib_devices_shared_netns) {
+		ndev = ib_device_get_netdev(device, rdma_start_port(device));
+		if (ndev)
+			net = dev_net(ndev);
+		dev_put(ndev);
+	}
+	write_pnet(&device->coredev.rdma_net, net);
+}
+
+/*
+ * A namespace goes away: its devices fall back to init_net.  Their
+ * netdevs are gone or moving back there too; providers remove devices
+ * whose netdev is unregistered.
+ */
+static void __net_exit ib_netns_exit(struct net *net)
+{
+	struct ib_device *dev;
+	unsigned long index;
+
+	down_write(&ib_devices_rwsem);
+	xa_for_each(&ib_devices, index, dev) {
+		if (net_eq(read_pnet(&dev->coredev.rdma_net), net))
+			write_pnet(&dev->coredev.rdma_net, &init_net);
+	}
+	up_write(&ib_devices_rwsem);
+}
+
+static struct pernet_operations ib_netns_ops = {
+	.exit = ib_netns_exit,
+};
+
+/*
  * Make the device visible: registration reference, mark, then every
  * registered client in id order.  The caller gets a second reference of
  * its own so that a racing unregistration cannot finish under it.
@@ -1609,6 +1823,7 @@ static void ib_publish_device(struct ib_device *device)
 	refcount_set(&device->refcount, 2);
 
 	down_write(&ib_devices_rwsem);
+	ib_assign_netns(device);
 	xa_set_mark(&ib_devices, device->index, DEVICE_REGISTERED);
 	/* Still a reader: no client registration interleaves the walk. */
 	downgrade_write(&ib_devices_rwsem);
@@ -1641,6 +1856,7 @@ static void ib_teardown_device(struct ib_device *device)
 {
 	ib_free_port_attrs(&device->coredev);
 	device_del(&device->dev);
+	rdma_counters_release(device);
 	ib_cache_cleanup_one(device);
 	rdma_restrack_clean(device);
 }
@@ -1708,9 +1924,12 @@ int ib_register_device(struct ib_device *device, const char *name,
 			   ret);
 		goto err_restrack;
 	}
-	ret = ib_setup_device_attrs(device);
+	ret = rdma_counters_init(device);
 	if (ret)
 		goto err_cache;
+	ret = ib_setup_device_attrs(device);
+	if (ret)
+		goto err_counters;
 
 	/* The ADD uevent waits until the ports are in sysfs too. */
 	dev_set_uevent_suppress(&device->dev, true);
@@ -1732,6 +1951,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	dev_set_uevent_suppress(&device->dev, false);
 	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
 	ib_rescan_roce(device);
+	nldev_notify_event(device, 0, RDMA_REGISTER_EVENT);
 
 	/* Last touch: a racing unregistration may free the device now. */
 	ib_device_put(device);
@@ -1743,6 +1963,8 @@ err_del:
 	device_del(&device->dev);
 err_uevent:
 	dev_set_uevent_suppress(&device->dev, false);
+err_counters:
+	rdma_counters_release(device);
 err_cache:
 	ib_cache_cleanup_one(device);
 	/* Nothing saw the tables: free them now, so a retry starts clean. */
@@ -1762,7 +1984,6 @@ EXPORT_SYMBOL(ib_register_device);
  */
 static void __ib_unregister_device(struct ib_device *device)
 {
-	bool dealloc;
 	u32 id;
 
 	mutex_lock(&device->unregistration_lock);
@@ -1772,6 +1993,7 @@ static void __ib_unregister_device(struct ib_device *device)
 	}
 
 	/* 1. No new lookup or client walk finds the device. */
+	nldev_notify_event(device, 0, RDMA_UNREGISTER_EVENT);
 	down_write(&ib_devices_rwsem);
 	xa_clear_mark(&ib_devices, device->index, DEVICE_REGISTERED);
 	up_write(&ib_devices_rwsem);
@@ -1792,11 +2014,14 @@ static void __ib_unregister_device(struct ib_device *device)
 	ib_free_netdevs(device);
 	ib_teardown_device(device);
 
-	dealloc = device->ops.dealloc_driver;
-	mutex_unlock(&device->unregistration_lock);
-
-	if (dealloc)
+	/*
+	 * Free under the lock: a concurrent caller (ib_unregister_driver()
+	 * at module unload) must not return before dealloc_driver() ran.
+	 * Every caller holds get_device(), so the lock outlives the free.
+	 */
+	if (device->ops.dealloc_driver)
 		ib_dealloc_device(device);
+	mutex_unlock(&device->unregistration_lock);
 }
 
 /**
@@ -2556,9 +2781,12 @@ static int __init ib_core_init(void)
 		pr_warn("ib_core: cannot register the infiniband class\n");
 		goto err_wq;
 	}
-	ret = register_netdevice_notifier(&ib_netdev_nb);
+	ret = register_pernet_subsys(&ib_netns_ops);
 	if (ret)
 		goto err_class;
+	ret = register_netdevice_notifier(&ib_netdev_nb);
+	if (ret)
+		goto err_pernet;
 	ret = addr_init();
 	if (ret) {
 		pr_warn("ib_core: address resolution init failed: %d\n", ret);
@@ -2590,6 +2818,8 @@ err_addr:
 	addr_cleanup();
 err_notifier:
 	unregister_netdevice_notifier(&ib_netdev_nb);
+err_pernet:
+	unregister_pernet_subsys(&ib_netns_ops);
 err_class:
 	class_unregister(&ib_class);
 err_wq:
@@ -2612,6 +2842,7 @@ static void __exit ib_core_exit(void)
 	ib_cache_cleanup();
 	addr_cleanup();
 	unregister_netdevice_notifier(&ib_netdev_nb);
+	unregister_pernet_subsys(&ib_netns_ops);
 	class_unregister(&ib_class);
 	ib_core_destroy_wqs();
 	/* Providers unregister and free their devices before we can go. */

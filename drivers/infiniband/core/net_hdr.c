@@ -16,7 +16,7 @@
 #include <linux/export.h>
 #include <linux/string.h>
 #include <net/checksum.h>
-#include <rdma/ib_verbs.h>
+#include <rdma/ib_net_hdr.h>
 
 /* RoCE v2 never carries IPv4 options: the header is five 32-bit words. */
 #define RDMA_IPV4_HDR_WORDS	5
@@ -47,6 +47,11 @@ static void ib_gid_set_ipv4_mapped(union ib_gid *gid, __be32 addr)
  *   field taken as zero) and compared with the stored one: 4 on a match,
  *   6 otherwise.
  *
+ * This is the upstream contract, kept on purpose: a header that carries
+ * 0xffff, the other encoding of a zero checksum, does not match and is
+ * reported as 6.  Linux senders never emit 0xffff (the computed value is
+ * at most 0xfffe for any non-zero header).
+ *
  * @hdr is not modified.  A NULL @hdr gives 0 rather than a crash.
  *
  * Context: any context.
@@ -69,7 +74,7 @@ int ib_get_rdma_header_version(const union rdma_network_hdr *hdr)
 	if (ip4->ihl != RDMA_IPV4_HDR_WORDS)
 		return 6;
 
-	/* The buffer is const: compute over a copy whose check field is 0. */
+	/* @hdr is const: checksum a copy whose check field is zero. */
 	memcpy(&scratch, ip4, sizeof(scratch));
 	scratch.check = 0;
 	scratch.check = ip_fast_csum(&scratch, RDMA_IPV4_HDR_WORDS);

@@ -6,13 +6,23 @@
  * nldev_policy, so a handler only sees attributes of the right type and
  * size.
  *
- * Implemented so far:
+ * Commands:
  *   GET (doit, dump)       device: index, name, port count, capabilities,
  *                          firmware, GUIDs, node type, DIM, protocol
+ *   SET                    rename; netns move and DIM refused (no
+ *                          provider can move, no adaptive moderation)
  *   PORT_GET (doit, dump)  port: state, IB addressing, netdev
- *   SYS_GET                namespace mode and system flags
+ *   SYS_GET / SYS_SET      namespace mode and system flags
  *   NEWLINK / DELLINK      "rdma link add/delete" through rdma_link_ops
  *   RES_GET (doit, dump)   per-device count of tracked resources
+ *   RES_*_GET[_RAW]        one tracked object or a table (nldev_res.c)
+ *   STAT_*                 port counters (nldev_stat.c)
+ *   GET_CHARDEV            the char device of a client (uverbs, umad...)
+ *   MONITOR                events to RDMA_NL_GROUP_NOTIFY, sent by
+ *                          nldev_notify_event() from device.c
+ * The attribute policy and the attributes each command requires are in
+ * nldev_attr.c; the errors are listed in
+ * Documentation/infiniband/nldev.rst.
  *
  * Error convention: a missing, malformed or meaningless attribute is
  * -EINVAL with an extack message; a device index that names no device
@@ -32,10 +42,11 @@
  * for read, so rdma_link_unregister() (module unload) waits for a
  * creation in progress.
  */
-#include <linux/ctype.h>
 #include <linux/kmod.h>
 #include <linux/module.h>
+#include <linux/kdev_t.h>
 #include <linux/netdevice.h>
+#include <linux/sched.h>
 #include <linux/rwsem.h>
 #include <linux/string.h>
 #include <net/netlink.h>
@@ -45,156 +56,19 @@
 #include <rdma/restrack.h>
 
 #include "core_priv.h"
+#include "nldev_priv.h"
 
-/* Longest string attribute values, without the terminating NUL. */
-#define NLDEV_NAME_LEN		(IB_DEVICE_NAME_MAX - 1)
-#define NLDEV_IFNAME_LEN	(IFNAMSIZ - 1)
-
-/*
- * The type of every attribute of the uapi, requests and replies alike:
- * a request may carry any of them, and each is validated whether or not
- * the command uses it.
- */
-static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
-	[RDMA_NLDEV_ATTR_DEV_INDEX]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_DEV_NAME]		= { .type = NLA_NUL_STRING,
-						    .len = NLDEV_NAME_LEN },
-	[RDMA_NLDEV_ATTR_PORT_INDEX]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_CAP_FLAGS]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_FW_VERSION]		= { .type = NLA_NUL_STRING,
-						    .len = IB_FW_VERSION_NAME_MAX - 1 },
-	[RDMA_NLDEV_ATTR_NODE_GUID]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_SYS_IMAGE_GUID]	= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_SUBNET_PREFIX]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_LID]			= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_SM_LID]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_LMC]			= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_PORT_STATE]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_PORT_PHYS_STATE]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_RES_SUMMARY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY]	= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME] = { .type = NLA_NUL_STRING,
-						    .len = RDMA_NLDEV_ATTR_ENTRY_STRLEN },
-	[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_RES_QP]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_QP_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_LQPN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_RQPN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_RQ_PSN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_SQ_PSN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_PATH_MIG_STATE]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_RES_TYPE]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_RES_STATE]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_RES_PID]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_KERN_NAME]		= { .type = NLA_NUL_STRING,
-						    .len = TASK_COMM_LEN - 1 },
-	[RDMA_NLDEV_ATTR_RES_CM_ID]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY]	= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_PS]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_SRC_ADDR]		= {
-		.type = NLA_BINARY,
-		.len = sizeof(struct __kernel_sockaddr_storage) },
-	[RDMA_NLDEV_ATTR_RES_DST_ADDR]		= {
-		.type = NLA_BINARY,
-		.len = sizeof(struct __kernel_sockaddr_storage) },
-	[RDMA_NLDEV_ATTR_RES_CQ]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_CQ_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_CQE]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_USECNT]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_RES_POLL_CTX]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_RES_MR]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_MR_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_RKEY]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_LKEY]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_IOVA]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_RES_MRLEN]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_RES_PD]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_PD_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_LOCAL_DMA_LKEY]	= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_UNSAFE_GLOBAL_RKEY] = { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_NDEV_INDEX]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_NDEV_NAME]		= { .type = NLA_NUL_STRING,
-						    .len = NLDEV_IFNAME_LEN },
-	[RDMA_NLDEV_ATTR_DRIVER]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_DRIVER_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_DRIVER_STRING]		= { .type = NLA_NUL_STRING,
-						    .len = RDMA_NLDEV_ATTR_EMPTY_STRING },
-	[RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_DRIVER_S32]		= { .type = NLA_S32 },
-	[RDMA_NLDEV_ATTR_DRIVER_U32]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_DRIVER_S64]		= { .type = NLA_S64 },
-	[RDMA_NLDEV_ATTR_DRIVER_U64]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_RES_PDN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_CQN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_MRN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_CM_IDN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_RES_CTXN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_LINK_TYPE]		= { .type = NLA_NUL_STRING,
-						    .len = NLDEV_IFNAME_LEN },
-	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_DEV_PROTOCOL]		= { .type = NLA_NUL_STRING,
-						    .len = RDMA_NLDEV_ATTR_EMPTY_STRING },
-	[RDMA_NLDEV_NET_NS_FD]			= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_CHARDEV_TYPE]		= { .type = NLA_NUL_STRING,
-						    .len = RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE - 1 },
-	[RDMA_NLDEV_ATTR_CHARDEV_NAME]		= { .type = NLA_NUL_STRING,
-						    .len = RDMA_NLDEV_ATTR_EMPTY_STRING },
-	[RDMA_NLDEV_ATTR_CHARDEV_ABI]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_CHARDEV]		= { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]	= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_STAT_MODE]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_STAT_RES]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK]	= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_STAT_COUNTER]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY]	= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]	= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS]	= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY]	= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = { .type = NLA_NUL_STRING },
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_DEV_DIM]		= NLA_POLICY_MAX(NLA_U8, 1),
-	[RDMA_NLDEV_ATTR_RES_RAW]		= { .type = NLA_BINARY },
-	[RDMA_NLDEV_ATTR_RES_CTX]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_CTX_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_SRQ]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_SRQ_ENTRY]		= { .type = NLA_NESTED },
-	[RDMA_NLDEV_ATTR_RES_SRQN]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_MIN_RANGE]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_MAX_RANGE]		= { .type = NLA_U32 },
-	[RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX]	= { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC] = { .type = NLA_U8 },
-	[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE] = { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_DRIVER_DETAILS]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_RES_SUBTYPE]		= { .type = NLA_NUL_STRING,
-						    .len = RDMA_NLDEV_ATTR_EMPTY_STRING },
-	[RDMA_NLDEV_ATTR_DEV_TYPE]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_PARENT_NAME]		= { .type = NLA_NUL_STRING },
-	[RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE]	= { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_EVENT_TYPE]		= { .type = NLA_U8 },
-	[RDMA_NLDEV_SYS_ATTR_MONITOR_MODE]	= { .type = NLA_U8 },
-};
-
-/* Parse the attributes of a request into @tb, indexed by attribute. */
-static int nldev_parse(const struct nlmsghdr *nlh, struct nlattr **tb,
-		       struct netlink_ext_ack *extack)
-{
-	return nlmsg_parse_deprecated(nlh, 0, tb, RDMA_NLDEV_ATTR_MAX - 1,
-				      nldev_policy, extack);
-}
+static_assert(IB_DEVICE_NAME_MAX - 1 == NLDEV_NAME_LEN);
+static_assert(IFNAMSIZ - 1 == NLDEV_IFNAME_LEN);
+static_assert(TASK_COMM_LEN - 1 == NLDEV_COMM_LEN);
+static_assert(IB_FW_VERSION_NAME_MAX - 1 == NLDEV_FW_LEN);
 
 /* The registered device a request's DEV_INDEX names, pinned; or NULL. */
-static struct ib_device *nldev_get_device(struct sk_buff *skb,
-					  struct nlattr **tb,
-					  struct netlink_ext_ack *extack)
+struct ib_device *nldev_get_device(struct sk_buff *skb, struct nlattr **tb,
+				   struct netlink_ext_ack *extack)
 {
 	struct ib_device *device;
 
-	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX]) {
-		NL_SET_ERR_MSG(extack, "Device index is missing");
-		return NULL;
-	}
 	device = ib_device_get_by_index(sock_net(skb->sk),
 					nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 	if (!device)
@@ -205,7 +79,8 @@ static struct ib_device *nldev_get_device(struct sk_buff *skb,
 
 /* ---- message builders ------------------------------------------------------ */
 
-static int fill_nldev_handle(struct sk_buff *msg, struct ib_device *device)
+/* The two attributes that name a device in every message about it. */
+int nldev_fill_handle(struct sk_buff *msg, struct ib_device *device)
 {
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, device->index) ||
 	    nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, dev_name(&device->dev)))
@@ -236,7 +111,7 @@ static int fill_dev_info(struct sk_buff *msg, struct ib_device *device)
 	char fw[IB_FW_VERSION_NAME_MAX] = {};
 	const char *protocol;
 
-	if (fill_nldev_handle(msg, device))
+	if (nldev_fill_handle(msg, device))
 		return -EMSGSIZE;
 	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, rdma_end_port(device)))
 		return -EMSGSIZE;
@@ -287,7 +162,7 @@ static int fill_port_info(struct sk_buff *msg, struct ib_device *device,
 	struct net_device *ndev;
 	int ret;
 
-	if (fill_nldev_handle(msg, device) ||
+	if (nldev_fill_handle(msg, device) ||
 	    nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
 		return -EMSGSIZE;
 
@@ -342,7 +217,7 @@ static int fill_res_info(struct sk_buff *msg, struct ib_device *device,
 	struct nlattr *summary;
 	unsigned int kind;
 
-	if (fill_nldev_handle(msg, device))
+	if (nldev_fill_handle(msg, device))
 		return -EMSGSIZE;
 
 	summary = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_SUMMARY);
@@ -383,9 +258,8 @@ cancel:
  * A fresh reply to @nlh for command @cmd, with its header in place;
  * NULL on allocation failure.
  */
-static struct sk_buff *nldev_new_reply(struct sk_buff *skb,
-				       struct nlmsghdr *nlh, u32 cmd,
-				       struct nlmsghdr **reply_nlh)
+struct sk_buff *nldev_new_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
+				u32 cmd, struct nlmsghdr **reply_nlh)
 {
 	struct sk_buff *msg;
 
@@ -402,27 +276,13 @@ static struct sk_buff *nldev_new_reply(struct sk_buff *skb,
 }
 
 /* Finish a reply built with nldev_new_reply() and send it; consumes @msg. */
-static int nldev_send_reply(struct sk_buff *skb, struct sk_buff *msg,
-			    struct nlmsghdr *reply_nlh)
+int nldev_send_reply(struct sk_buff *skb, struct sk_buff *msg,
+		     struct nlmsghdr *reply_nlh)
 {
 	nlmsg_end(msg, reply_nlh);
 	return rdma_nl_unicast(sock_net(skb->sk), msg,
 			       NETLINK_CB(skb).portid);
 }
-
-/*
- * Dump state over the devices: the next device index to report is kept
- * in cb->args[0].
- */
-struct nldev_dump_ctx {
-	struct sk_buff *skb;
-	struct netlink_callback *cb;
-	u32 cmd;
-	bool show_details;
-	int (*fill)(struct sk_buff *msg, struct ib_device *device,
-		    struct nldev_dump_ctx *ctx);
-	int err;
-};
 
 static int nldev_dump_one(struct ib_device *device, void *arg)
 {
@@ -463,7 +323,7 @@ static int nldev_dump_one(struct ib_device *device, void *arg)
  * message, or whose description fails otherwise, ends the dump with the
  * error.
  */
-static int nldev_dump_devices(struct nldev_dump_ctx *ctx)
+int nldev_dump_devices(struct nldev_dump_ctx *ctx)
 {
 	ib_enum_all_devs(nldev_dump_one, ctx);
 
@@ -474,7 +334,7 @@ static int nldev_dump_devices(struct nldev_dump_ctx *ctx)
 	return ctx->err;
 }
 
-static bool nldev_show_details(struct nlattr **tb)
+bool nldev_show_details(struct nlattr **tb)
 {
 	return tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS] &&
 	       nla_get_u8(tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS]);
@@ -484,20 +344,19 @@ static bool nldev_show_details(struct nlattr **tb)
  * A doit that answers with one device's message: parse, pin the device
  * named by DEV_INDEX, let @fill write the body, send.
  */
-static int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			     struct netlink_ext_ack *extack, u32 cmd,
-			     int (*fill)(struct sk_buff *msg,
-					 struct ib_device *device,
-					 struct nldev_dump_ctx *ctx))
+int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+		      struct netlink_ext_ack *extack, u32 cmd,
+		      int (*fill)(struct sk_buff *msg, struct ib_device *device,
+				  struct nldev_dump_ctx *ctx))
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct nldev_dump_ctx ctx = { .cmd = cmd };
+	struct nldev_dump_ctx ctx = { .cmd = cmd, .tb = tb };
 	struct nlmsghdr *reply_nlh;
 	struct ib_device *device;
 	struct sk_buff *msg;
 	int err;
 
-	err = nldev_parse(nlh, tb, extack);
+	err = nldev_parse_request(nlh, cmd, false, tb, extack);
 	if (err)
 		return err;
 	device = nldev_get_device(skb, tb, extack);
@@ -562,13 +421,10 @@ static int nldev_port_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	u32 port;
 	int err;
 
-	err = nldev_parse(nlh, tb, extack);
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_PORT_GET, false, tb,
+				  extack);
 	if (err)
 		return err;
-	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
-		NL_SET_ERR_MSG(extack, "Port index is missing");
-		return -EINVAL;
-	}
 	device = nldev_get_device(skb, tb, extack);
 	if (!device)
 		return -EINVAL;
@@ -612,7 +468,8 @@ static int nldev_port_get_dumpit(struct sk_buff *skb,
 	u32 port;
 	int err;
 
-	err = nldev_parse(cb->nlh, tb, cb->extack);
+	err = nldev_parse_request(cb->nlh, RDMA_NLDEV_CMD_PORT_GET, true, tb,
+				  cb->extack);
 	if (err)
 		return err;
 	device = nldev_get_device(cb->skb, tb, cb->extack);
@@ -657,7 +514,7 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	struct sk_buff *msg;
 	int err;
 
-	err = nldev_parse(nlh, tb, extack);
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_SYS_GET, false, tb, extack);
 	if (err)
 		return err;
 
@@ -666,16 +523,285 @@ static int nldev_sys_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 		return -ENOMEM;
 
 	/*
-	 * Devices are shared by every namespace; no privileged Q_Key mode;
-	 * pinned pages are copied on fork by the memory manager itself.
+	 * The namespace mode; no privileged Q_Key mode;
+	 * pinned pages are copied on fork by the memory manager itself;
+	 * device events go to RDMA_NL_GROUP_NOTIFY (nldev_notify_event()).
 	 */
-	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) ||
+	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE,
+		       rdma_netns_shared()) ||
 	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE, 0) ||
-	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1)) {
+	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1) ||
+	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_MONITOR_MODE, 1)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	return nldev_send_reply(skb, msg, reply_nlh);
+}
+
+/* ---- SYS_SET --------------------------------------------------------------- */
+
+/*
+ * Namespace mode: shared (1) or exclusive (0), switched from init_net
+ * only.  The privileged Q_Key mode is fixed at 0: asking for it is
+ * -EOPNOTSUPP so that nobody believes it is enforced.
+ */
+static int nldev_sys_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			      struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nlattr *mode, *qkey;
+	int err;
+
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_SYS_SET, false, tb, extack);
+	if (err)
+		return err;
+	mode = tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE];
+	qkey = tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE];
+	if (!mode && !qkey) {
+		NL_SET_ERR_MSG(extack, "Nothing to set");
+		return -EINVAL;
+	}
+	if (mode && nla_get_u8(mode) > 1) {
+		NL_SET_ERR_MSG_ATTR(extack, mode, "Namespace mode is 0 or 1");
+		return -EINVAL;
+	}
+	if (qkey && nla_get_u8(qkey) > 1) {
+		NL_SET_ERR_MSG_ATTR(extack, qkey, "Privileged Q_Key mode is 0 or 1");
+		return -EINVAL;
+	}
+	if (qkey && nla_get_u8(qkey)) {
+		NL_SET_ERR_MSG_ATTR(extack, qkey,
+				    "Privileged Q_Key mode is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (!mode)
+		return 0;
+	if (!net_eq(sock_net(skb->sk), &init_net)) {
+		NL_SET_ERR_MSG_ATTR(extack, mode,
+				    "The namespace mode is set from the initial namespace");
+		return -EPERM;
+	}
+	err = rdma_set_netns_shared(nla_get_u8(mode));
+	if (err)
+		NL_SET_ERR_MSG_ATTR(extack, mode,
+				    "A device belongs to another namespace");
+	return err;
+}
+
+/* ---- SET ------------------------------------------------------------------- */
+
+static int nldev_rename(struct ib_device *device, struct nlattr *attr,
+			struct netlink_ext_ack *extack)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	int err;
+
+	nla_strscpy(name, attr, sizeof(name));
+	if (!nldev_dev_name_valid(name)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "Device name is empty or has '%', '/' or spaces");
+		return -EINVAL;
+	}
+	err = ib_device_rename(device, name);
+	if (err == -EEXIST)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "Device name already in use");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "Rename failed");
+	return err;
+}
+
+/*
+ * "rdma dev set DEV name NEW", "... netns NS", "... adaptive-moderation
+ * on|off".  One change per request, as the tool sends them.
+ */
+static int nldev_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct ib_device *device;
+	int err;
+
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_SET, false, tb, extack);
+	if (err)
+		return err;
+	device = nldev_get_device(skb, tb, extack);
+	if (!device)
+		return -EINVAL;
+
+	if (tb[RDMA_NLDEV_ATTR_DEV_NAME]) {
+		err = nldev_rename(device, tb[RDMA_NLDEV_ATTR_DEV_NAME], extack);
+	} else if (tb[RDMA_NLDEV_NET_NS_FD]) {
+		/*
+		 * Moving needs exclusive mode, and a provider that can drop
+		 * its user contexts; none here can, as upstream's rxe cannot.
+		 */
+		if (rdma_netns_shared())
+			NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_NET_NS_FD],
+					    "Devices are shared by all namespaces and cannot move");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_NET_NS_FD],
+					    "The provider cannot move its devices");
+		err = -EOPNOTSUPP;
+	} else if (tb[RDMA_NLDEV_ATTR_DEV_DIM]) {
+		/* The policy already refused values above 1. */
+		if (nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_DIM])) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_DEV_DIM],
+					    "Adaptive CQ moderation is not supported");
+			err = -EOPNOTSUPP;
+		} else {
+			device->use_cq_dim = false;
+			err = 0;
+		}
+	} else {
+		NL_SET_ERR_MSG(extack, "Nothing to set");
+		err = -EINVAL;
+	}
+	ib_device_put(device);
+	return err;
+}
+
+/* ---- GET_CHARDEV ----------------------------------------------------------- */
+
+/*
+ * Which character device serves a client ("uverbs", "umad", ...) for a
+ * device, or globally ("rdma_cm").  The client module is loaded on demand
+ * through its "rdma-client-<name>" alias.
+ */
+static int nldev_get_chardev(struct sk_buff *skb, struct nlmsghdr *nlh,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	char client_name[RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE];
+	struct ib_client_nl_info data = {};
+	struct ib_device *device = NULL;
+	struct nlmsghdr *reply_nlh;
+	struct sk_buff *msg;
+	int err;
+
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_GET_CHARDEV, false, tb,
+				  extack);
+	if (err)
+		return err;
+	nla_strscpy(client_name, tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE],
+		    sizeof(client_name));
+	if (!nldev_link_type_valid(client_name)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE],
+				    "Invalid char device type");
+		return -EINVAL;
+	}
+
+	if (tb[RDMA_NLDEV_ATTR_DEV_INDEX]) {
+		device = nldev_get_device(skb, tb, extack);
+		if (!device)
+			return -EINVAL;
+		if (tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
+			data.port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+			if (!rdma_is_port_valid(device, data.port)) {
+				NL_SET_ERR_MSG_ATTR(extack,
+						    tb[RDMA_NLDEV_ATTR_PORT_INDEX],
+						    "No such port");
+				err = -EINVAL;
+				goto out_dev;
+			}
+		} else {
+			data.port = -1;
+		}
+	} else if (tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
+		NL_SET_ERR_MSG(extack, "A port needs a device index");
+		return -EINVAL;
+	}
+
+	msg = nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_GET_CHARDEV, &reply_nlh);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out_dev;
+	}
+	data.nl_msg = msg;
+	err = ib_get_client_nl_info(device, client_name, &data);
+	if (err) {
+		if (err == -EOPNOTSUPP)
+			NL_SET_ERR_MSG_ATTR(extack,
+					    tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE],
+					    "No such char device type");
+		goto out_msg;
+	}
+	if (nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_CHARDEV,
+			      huge_encode_dev(data.cdev->devt),
+			      RDMA_NLDEV_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, data.abi,
+			      RDMA_NLDEV_ATTR_PAD) ||
+	    nla_put_string(msg, RDMA_NLDEV_ATTR_CHARDEV_NAME,
+			   dev_name(data.cdev))) {
+		err = -EMSGSIZE;
+		goto out_cdev;
+	}
+	put_device(data.cdev);
+	if (device)
+		ib_device_put(device);
+	return nldev_send_reply(skb, msg, reply_nlh);
+
+out_cdev:
+	put_device(data.cdev);
+out_msg:
+	nlmsg_free(msg);
+out_dev:
+	if (device)
+		ib_device_put(device);
+	return err;
+}
+
+/* ---- MONITOR: notifications ------------------------------------------------ */
+
+/**
+ * nldev_notify_event() - tell "rdma monitor" listeners about a device
+ * @device: the device the event is about
+ * @port: the port of a netdev event, 0 for device events
+ * @type: an rdma_nl_notify_event_type value
+ *
+ * Sends an RDMA_NLDEV_CMD_MONITOR message to RDMA_NL_GROUP_NOTIFY of the
+ * initial namespace (devices are shared, so every namespace's tool asks
+ * there).  Netdev events carry the port and, while it is attached, the
+ * netdev's index and name.  Nothing is built when nobody listens; a
+ * message that cannot be allocated is dropped, as multicast may be.
+ *
+ * Context: process context; may sleep (GFP_KERNEL).
+ */
+void nldev_notify_event(struct ib_device *device, u32 port, u8 type)
+{
+	struct net_device *ndev = NULL;
+	struct nlmsghdr *nlh;
+	struct sk_buff *msg;
+
+	if (!rdma_nl_chk_listeners(RDMA_NL_GROUP_NOTIFY))
+		return;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	nlh = nlmsg_put(msg, 0, 0,
+			RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_MONITOR),
+			0, 0);
+	if (!nlh)
+		goto free;
+	if (nla_put_u8(msg, RDMA_NLDEV_ATTR_EVENT_TYPE, type) ||
+	    nldev_fill_handle(msg, device))
+		goto free;
+	if (port) {
+		if (nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+			goto free;
+		ndev = ib_device_get_netdev(device, port);
+		if (ndev &&
+		    (nla_put_u32(msg, RDMA_NLDEV_ATTR_NDEV_INDEX, ndev->ifindex) ||
+		     nla_put_string(msg, RDMA_NLDEV_ATTR_NDEV_NAME, ndev->name)))
+			goto free;
+	}
+	dev_put(ndev);
+	nlmsg_end(msg, nlh);
+	rdma_nl_multicast(&init_net, msg, RDMA_NL_GROUP_NOTIFY, GFP_KERNEL);
+	return;
+
+free:
+	dev_put(ndev);
+	nlmsg_free(msg);
 }
 
 /* ---- link types, NEWLINK, DELLINK ------------------------------------------ */
@@ -729,18 +855,6 @@ void rdma_link_unregister(struct rdma_link_ops *ops)
 }
 EXPORT_SYMBOL(rdma_link_unregister);
 
-/* A link type names a module alias: lower-case letters, digits, '_', '-'. */
-static bool nldev_link_type_valid(const char *type)
-{
-	if (!*type)
-		return false;
-	for (; *type; type++)
-		if (!islower(*type) && !isdigit(*type) &&
-		    *type != '_' && *type != '-')
-			return false;
-	return true;
-}
-
 static int nldev_newlink(struct sk_buff *skb, struct nlmsghdr *nlh,
 			 struct netlink_ext_ack *extack)
 {
@@ -753,21 +867,15 @@ static int nldev_newlink(struct sk_buff *skb, struct nlmsghdr *nlh,
 	char type[IFNAMSIZ];
 	int err;
 
-	err = nldev_parse(nlh, tb, extack);
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_NEWLINK, false, tb, extack);
 	if (err)
 		return err;
-	if (!tb[RDMA_NLDEV_ATTR_DEV_NAME] || !tb[RDMA_NLDEV_ATTR_LINK_TYPE] ||
-	    !tb[RDMA_NLDEV_ATTR_NDEV_NAME]) {
-		NL_SET_ERR_MSG(extack,
-			       "Device name, link type and netdev name are required");
-		return -EINVAL;
-	}
 
 	nla_strscpy(ibdev_name, tb[RDMA_NLDEV_ATTR_DEV_NAME],
 		    sizeof(ibdev_name));
-	if (!ibdev_name[0] || strchr(ibdev_name, '%')) {
+	if (!nldev_dev_name_valid(ibdev_name)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_DEV_NAME],
-				    "Device name is empty or contains '%'");
+				    "Device name is empty or has '%', '/' or spaces");
 		return -EINVAL;
 	}
 	nla_strscpy(type, tb[RDMA_NLDEV_ATTR_LINK_TYPE], sizeof(type));
@@ -829,7 +937,7 @@ static int nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
 	struct ib_device *device;
 	int err;
 
-	err = nldev_parse(nlh, tb, extack);
+	err = nldev_parse_request(nlh, RDMA_NLDEV_CMD_DELLINK, false, tb, extack);
 	if (err)
 		return err;
 	device = nldev_get_device(skb, tb, extack);
@@ -878,7 +986,8 @@ static int nldev_res_get_dumpit(struct sk_buff *skb,
 	};
 	int err;
 
-	err = nldev_parse(cb->nlh, tb, cb->extack);
+	err = nldev_parse_request(cb->nlh, RDMA_NLDEV_CMD_RES_GET, true, tb,
+				  cb->extack);
 	if (err)
 		return err;
 	ctx.show_details = nldev_show_details(tb);
@@ -887,10 +996,25 @@ static int nldev_res_get_dumpit(struct sk_buff *skb,
 
 /* ---- the client ------------------------------------------------------------ */
 
+#define NLDEV_RES_CMD { \
+	.doit = nldev_res_get_obj_doit, \
+	.dump = nldev_res_get_obj_dumpit, \
+}
+
+#define NLDEV_RES_RAW_CMD { \
+	.doit = nldev_res_get_obj_doit, \
+	.dump = nldev_res_get_obj_dumpit, \
+	.flags = RDMA_NL_ADMIN_PERM, \
+}
+
 static const struct rdma_nl_cbs nldev_cb_table[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_GET] = {
 		.doit = nldev_get_doit,
 		.dump = nldev_get_dumpit,
+	},
+	[RDMA_NLDEV_CMD_SET] = {
+		.doit = nldev_set_doit,
+		.flags = RDMA_NL_ADMIN_PERM,
 	},
 	[RDMA_NLDEV_CMD_NEWLINK] = {
 		.doit = nldev_newlink,
@@ -907,9 +1031,43 @@ static const struct rdma_nl_cbs nldev_cb_table[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_SYS_GET] = {
 		.doit = nldev_sys_get_doit,
 	},
+	[RDMA_NLDEV_CMD_SYS_SET] = {
+		.doit = nldev_sys_set_doit,
+		.flags = RDMA_NL_ADMIN_PERM,
+	},
 	[RDMA_NLDEV_CMD_RES_GET] = {
 		.doit = nldev_res_get_doit,
 		.dump = nldev_res_get_dumpit,
+	},
+	[RDMA_NLDEV_CMD_RES_QP_GET] = NLDEV_RES_CMD,
+	[RDMA_NLDEV_CMD_RES_CM_ID_GET] = NLDEV_RES_CMD,
+	[RDMA_NLDEV_CMD_RES_CQ_GET] = NLDEV_RES_CMD,
+	[RDMA_NLDEV_CMD_RES_MR_GET] = NLDEV_RES_CMD,
+	[RDMA_NLDEV_CMD_RES_PD_GET] = NLDEV_RES_CMD,
+	[RDMA_NLDEV_CMD_RES_CTX_GET] = NLDEV_RES_CMD,
+	[RDMA_NLDEV_CMD_RES_SRQ_GET] = NLDEV_RES_CMD,
+	/* Raw provider dumps may show keys and addresses: admin only. */
+	[RDMA_NLDEV_CMD_RES_QP_GET_RAW] = NLDEV_RES_RAW_CMD,
+	[RDMA_NLDEV_CMD_RES_CQ_GET_RAW] = NLDEV_RES_RAW_CMD,
+	[RDMA_NLDEV_CMD_RES_MR_GET_RAW] = NLDEV_RES_RAW_CMD,
+	[RDMA_NLDEV_CMD_RES_SRQ_GET_RAW] = NLDEV_RES_RAW_CMD,
+	[RDMA_NLDEV_CMD_GET_CHARDEV] = {
+		.doit = nldev_get_chardev,
+	},
+	[RDMA_NLDEV_CMD_STAT_GET] = {
+		.doit = nldev_stat_get_doit,
+		.dump = nldev_stat_get_dumpit,
+	},
+	[RDMA_NLDEV_CMD_STAT_SET] = {
+		.doit = nldev_stat_set_doit,
+		.flags = RDMA_NL_ADMIN_PERM,
+	},
+	[RDMA_NLDEV_CMD_STAT_DEL] = {
+		.doit = nldev_stat_del_doit,
+		.flags = RDMA_NL_ADMIN_PERM,
+	},
+	[RDMA_NLDEV_CMD_STAT_GET_STATUS] = {
+		.doit = nldev_stat_get_status_doit,
 	},
 };
 

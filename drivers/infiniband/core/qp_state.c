@@ -10,7 +10,7 @@
  */
 #include <linux/export.h>
 #include <linux/kernel.h>
-#include <rdma/ib_verbs.h>
+#include <rdma/ib_qp_state.h>
 
 /*
  * Attribute sets that recur in the rules below.  The names say which side

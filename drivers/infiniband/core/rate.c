@@ -6,9 +6,10 @@
  * Pure table lookups, safe in any context; the file depends on nothing else
  * in the core so that it can also be built into user-space unit tests.
  */
+#include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
-#include <rdma/ib_verbs.h>
+#include <rdma/ib_link.h>
 
 /*
  * One row per ib_rate code.  @mult is the rate as a multiple of 2.5 Gb/s

@@ -10,6 +10,7 @@
  *   <dev>/ports/<p>/gid_attrs/ndevs/<i>     netdev of a RoCE GID entry
  *   <dev>/ports/<p>/gid_attrs/types/<i>     "IB/RoCE v1" or "RoCE v2"
  *   <dev>/ports/<p>/pkeys/<i>               0xffff style P_Keys
+ *   <dev>/ports/<p>/hw_counters/<name>      a hardware counter (counters.c)
  *
  * The text formats are the ones rdma-core parses and must not change.
  *
@@ -79,7 +80,8 @@ struct ib_port {
 	struct gid_attrs_dir *gid_attrs;
 	struct port_table gids;
 	struct port_table pkeys;
-	const struct attribute_group *groups[3];
+	struct port_table hw_counters;
+	const struct attribute_group *groups[4];
 };
 
 /* ---- port attributes ------------------------------------------------------ */
@@ -334,6 +336,23 @@ static ssize_t pkey_show(struct ib_port *port, struct port_attr *pattr,
 	return ret ? ret : sysfs_emit(buf, "0x%04x\n", pkey);
 }
 
+/* A counter, refreshed if older than the block's lifespan. */
+static ssize_t hw_counter_show(struct ib_port *port, struct port_attr *pattr,
+			       char *buf)
+{
+	struct rdma_hw_stats *stats = rdma_counters_port(port->ibdev,
+							 port->port_num);
+	u32 i = table_index(pattr);
+	u64 value;
+	int ret;
+
+	mutex_lock(&stats->lock);
+	ret = rdma_counters_refresh(port->ibdev, port->port_num, stats);
+	value = stats->value[i];
+	mutex_unlock(&stats->lock);
+	return ret ? ret : sysfs_emit(buf, "%llu\n", value);
+}
+
 /* Build a directory of @len numbered read-only files served by @show. */
 static int port_table_init(struct port_table *table, const char *dir,
 			   int len,
@@ -399,6 +418,7 @@ static void port_release(struct kobject *kobj)
 
 	port_table_free(&port->gids);
 	port_table_free(&port->pkeys);
+	port_table_free(&port->hw_counters);
 	kfree(port);
 }
 
@@ -489,6 +509,28 @@ static void gid_attrs_destroy(struct ib_port *port)
 	kobject_put(&dir->kobj);
 }
 
+/*
+ * ports/<p>/hw_counters: the same table shape, but each file is named
+ * after its counter (the provider's descriptors are static).
+ */
+static int hw_counters_init(struct ib_port *port)
+{
+	struct rdma_hw_stats *stats = rdma_counters_port(port->ibdev,
+							 port->port_num);
+	int i, ret;
+
+	if (!stats)
+		return 0;
+	ret = port_table_init(&port->hw_counters, "hw_counters",
+			      stats->num_counters, hw_counter_show);
+	if (ret)
+		return ret;
+	for (i = 0; i < stats->num_counters; i++)
+		port->hw_counters.entries[i].pattr.attr.name =
+			stats->descs[i].name;
+	return 0;
+}
+
 static void port_destroy(struct ib_port *port)
 {
 	gid_attrs_destroy(port);
@@ -525,6 +567,11 @@ static int port_create(struct ib_core_device *coredev, u32 port_num)
 			goto err_put;
 		*group++ = &port->pkeys.group;
 	}
+	ret = hw_counters_init(port);
+	if (ret)
+		goto err_put;
+	if (port->hw_counters.attrs)
+		*group++ = &port->hw_counters.group;
 
 	ret = kobject_add(&port->kobj, coredev->ports_kobj, "%u", port_num);
 	if (ret)

@@ -153,25 +153,26 @@ static inline u64 rxe_get64(const u8 *p)
 	return (u64)rxe_get32(p) << 32 | rxe_get32(p + 4);
 }
 
+/* The stores mask each byte, so that constants narrow without a warning. */
 static inline void rxe_put16(u8 *p, u16 v)
 {
 	p[0] = v >> 8;
-	p[1] = v;
+	p[1] = v & 0xff;
 }
 
 static inline void rxe_put24(u8 *p, u32 v)
 {
-	p[0] = v >> 16;
-	p[1] = v >> 8;
-	p[2] = v;
+	p[0] = (v >> 16) & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = v & 0xff;
 }
 
 static inline void rxe_put32(u8 *p, u32 v)
 {
 	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
+	p[1] = (v >> 16) & 0xff;
+	p[2] = (v >> 8) & 0xff;
+	p[3] = v & 0xff;
 }
 
 static inline void rxe_put64(u8 *p, u64 v)
@@ -290,6 +291,89 @@ static inline u64 rxe_atmack_orig(const u8 *h)	{ return rxe_get64(h); }
 
 /* ImmDt and IETH: 4 bytes each, kept in network order by the verbs API */
 
+/* ---- UDP, IPv4 and IPv6 headers of a RoCE v2 datagram --------------------- */
+
+#define RXE_IPPROTO_UDP		17
+#define RXE_IPV4_DF		0x4000
+
+static inline u16 rxe_udp_sport(const u8 *h)	{ return rxe_get16(h); }
+static inline u16 rxe_udp_dport(const u8 *h)	{ return rxe_get16(h + 2); }
+static inline u16 rxe_udp_len(const u8 *h)	{ return rxe_get16(h + 4); }
+
+/**
+ * rxe_udp_build() - write the UDP header of a RoCE v2 datagram
+ * @h: 8 bytes
+ * @sport: source port (rdma_get_udp_sport())
+ * @len: UDP header and everything after it, ICRC included
+ *
+ * The destination is port 4791; the checksum is left 0 (IPv4 RoCE goes
+ * without one, IPv6 computes it over the finished packet).
+ */
+static inline void rxe_udp_build(u8 *h, u16 sport, u16 len)
+{
+	rxe_put16(h, sport);
+	rxe_put16(h + 2, RXE_ROCE_V2_PORT);
+	rxe_put16(h + 4, len);
+	rxe_put16(h + 6, 0);
+}
+
+/**
+ * rxe_ipv4_build() - write the IPv4 header of a RoCE v2 datagram
+ * @h: 20 bytes
+ * @tos: type of service (the address vector's traffic class)
+ * @tot_len: bytes of the IP header and the datagram
+ * @ttl: time to live (the address vector's hop limit)
+ * @saddr: source address, 4 bytes in network order
+ * @daddr: destination address, 4 bytes in network order
+ *
+ * No options, don't-fragment set.  The identification and the header
+ * checksum are left 0 for the IP layer to fill in.
+ */
+static inline void rxe_ipv4_build(u8 *h, u8 tos, u16 tot_len, u8 ttl,
+				  const u8 *saddr, const u8 *daddr)
+{
+	unsigned int i;
+
+	h[0] = 0x45;
+	h[1] = tos;
+	rxe_put16(h + 2, tot_len);
+	rxe_put16(h + 4, 0);
+	rxe_put16(h + 6, RXE_IPV4_DF);
+	h[8] = ttl;
+	h[9] = RXE_IPPROTO_UDP;
+	rxe_put16(h + 10, 0);
+	for (i = 0; i < 4; i++) {
+		h[12 + i] = saddr[i];
+		h[16 + i] = daddr[i];
+	}
+}
+
+/**
+ * rxe_ipv6_build() - write the IPv6 header of a RoCE v2 datagram
+ * @h: 40 bytes
+ * @tclass: traffic class
+ * @flow_label: flow label; bits above the low 20 are ignored
+ * @payload_len: bytes of the datagram (UDP header to ICRC)
+ * @hop_limit: hop limit
+ * @saddr: source address, 16 bytes
+ * @daddr: destination address, 16 bytes
+ */
+static inline void rxe_ipv6_build(u8 *h, u8 tclass, u32 flow_label,
+				  u16 payload_len, u8 hop_limit,
+				  const u8 *saddr, const u8 *daddr)
+{
+	unsigned int i;
+
+	rxe_put32(h, 6U << 28 | (u32)tclass << 20 | (flow_label & 0xfffff));
+	rxe_put16(h + 4, payload_len);
+	h[6] = RXE_IPPROTO_UDP;
+	h[7] = hop_limit;
+	for (i = 0; i < 16; i++) {
+		h[8 + i] = saddr[i];
+		h[24 + i] = daddr[i];
+	}
+}
+
 /* ---- PSN arithmetic (24-bit serial numbers) ------------------------------- */
 
 /**
@@ -385,6 +469,8 @@ enum rxe_drop rxe_check_transport(const struct rxe_pkt *pkt, u32 qp_mask,
 enum rxe_drop rxe_check_seg_len(const struct rxe_pkt *pkt, u32 mtu);
 bool rxe_qkey_ok(u32 qpn, u32 qp_qkey, u32 pkt_qkey);
 bool rxe_pkey_ok(u16 pkt_pkey, u16 own_pkey);
+enum rxe_drop rxe_rcv_check(const u8 *l3, bool ipv6, const u8 *udp, u32 len,
+			    struct rxe_pkt *pkt);
 
 /* ---- ICRC ----------------------------------------------------------------- */
 

@@ -217,6 +217,8 @@ void rxe_port_update(struct rxe_dev *rxe, struct net_device *ndev,
 	pa->active_mtu = min(pa->max_mtu, mtu);
 	spin_unlock_irqrestore(&rxe->lock, flags);
 
+	if (old == IB_PORT_ACTIVE && !up)
+		rxe_count(rxe, RXE_CNT_LINK_DOWNED);
 	if (!send_event || old == pa->state)
 		return;
 	ev.device = &rxe->ib_dev;
@@ -416,15 +418,8 @@ static int rxe_xmit4(struct rxe_dev *rxe, const struct rxe_av *av,
 	skb_push(skb, RXE_IPV4_BYTES);
 	skb_reset_network_header(skb);
 	iph = ip_hdr(skb);
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tos = av->traffic_class;
-	iph->tot_len = htons(skb->len);
-	iph->frag_off = htons(IP_DF);
-	iph->ttl = av->hop_limit;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = av->saddr.v4;
-	iph->daddr = av->daddr.v4;
+	rxe_ipv4_build((u8 *)iph, av->traffic_class, skb->len, av->hop_limit,
+		       (const u8 *)&av->saddr.v4, (const u8 *)&av->daddr.v4);
 	skb_dst_set(skb, &rt->dst);
 	ip_select_ident(net, skb, NULL);
 	ip_send_check(iph);
@@ -469,12 +464,8 @@ static int rxe_xmit6(struct rxe_dev *rxe, const struct rxe_av *av,
 	skb_push(skb, RXE_IPV6_BYTES);
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
-	ip6h->payload_len = htons(ulen);
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = av->hop_limit;
-	ip6h->saddr = av->saddr.v6;
-	ip6h->daddr = av->daddr.v6;
+	rxe_ipv6_build((u8 *)ip6h, av->traffic_class, av->flow_label, ulen,
+		       av->hop_limit, av->saddr.v6.s6_addr, av->daddr.v6.s6_addr);
 	skb_dst_set(skb, dst);
 	rxe_icrc_put(skb_tail_pointer(skb) - RXE_ICRC_BYTES,
 		     rxe_icrc_compute((u8 *)ip6h, true, (u8 *)uh,
@@ -510,7 +501,6 @@ int rxe_xmit(struct rxe_dev *rxe, const struct rxe_av *av, u16 sport,
 {
 	struct net_device *ndev = rxe_ndev_get(rxe);
 	unsigned int len = skb->len;
-	struct udphdr *uh;
 	int ret;
 
 	if (!ndev) {
@@ -519,11 +509,7 @@ int rxe_xmit(struct rxe_dev *rxe, const struct rxe_av *av, u16 sport,
 	}
 	skb_push(skb, RXE_UDP_BYTES);
 	skb_reset_transport_header(skb);
-	uh = udp_hdr(skb);
-	uh->source = htons(sport);
-	uh->dest = htons(RXE_ROCE_V2_PORT);
-	uh->len = htons(skb->len);
-	uh->check = 0;
+	rxe_udp_build(skb->data, sport, skb->len);
 	skb->ip_summed = CHECKSUM_NONE;
 
 	if (av->net_type == RDMA_NETWORK_IPV4)

@@ -133,3 +133,60 @@ bool rxe_pkey_ok(u16 pkt_pkey, u16 own_pkey)
 		return false;
 	return (pkt_pkey | own_pkey) & RXE_PKEY_MEMBER;
 }
+
+/* Is the destination of the IP header @l3 (see rxe_rcv_check()) multicast? */
+static bool rxe_l3_dst_multicast(const u8 *l3, bool ipv6)
+{
+	const u8 *dst = l3 + (ipv6 ? 24 : 16);
+	unsigned int i;
+
+	if (!ipv6)
+		return (dst[0] & 0xf0) == 0xe0;	/* 224.0.0.0/4 */
+	if (dst[0] == 0xff)			/* ff00::/8 */
+		return true;
+	/* An IPv4-mapped address (::ffff:a.b.c.d) follows the IPv4 rule. */
+	for (i = 0; i < 10; i++)
+		if (dst[i])
+			return false;
+	return dst[10] == 0xff && dst[11] == 0xff && (dst[12] & 0xf0) == 0xe0;
+}
+
+/**
+ * rxe_rcv_check() - every check of a received packet that needs only its bytes
+ * @l3: the IP header: 20 bytes of IPv4 or 40 bytes of IPv6
+ * @ipv6: which of the two @l3 is
+ * @udp: the UDP header, followed by the rest of the packet
+ * @len: bytes from @udp to the end of the ICRC
+ * @pkt: filled in as rxe_hdr_parse() fills it
+ *
+ * The receive path up to the point where a QP is looked up, in its order:
+ * IPv4 options are refused (the ICRC and the header area of a UD receive
+ * buffer take a bare 20-byte header), then the transport headers and
+ * lengths (rxe_hdr_parse()), the ICRC, the P_Key against the default
+ * partition, and for a multicast destination the rule that only UD
+ * datagrams to the multicast QPN go there.  What is left to the caller
+ * needs the device: the destination GID, the QP and the QP's own checks.
+ *
+ * Return: RXE_DROP_NONE, or why the packet must be dropped.
+ */
+enum rxe_drop rxe_rcv_check(const u8 *l3, bool ipv6, const u8 *udp, u32 len,
+			    struct rxe_pkt *pkt)
+{
+	enum rxe_drop why;
+
+	if (!ipv6 && (l3[0] & 0x0f) != RXE_IPV4_BYTES / 4)
+		return RXE_DROP_MALFORMED;
+	if (len < RXE_UDP_BYTES)
+		return RXE_DROP_MALFORMED;
+	why = rxe_hdr_parse(udp + RXE_UDP_BYTES, len - RXE_UDP_BYTES, pkt);
+	if (why)
+		return why;
+	if (!rxe_icrc_ok(l3, ipv6, udp, len))
+		return RXE_DROP_ICRC;
+	if (!rxe_pkey_ok(rxe_bth_pkey(pkt->hdr), RXE_DEFAULT_PKEY))
+		return RXE_DROP_PKEY;
+	if (rxe_l3_dst_multicast(l3, ipv6) &&
+	    (pkt->qpn != RXE_MCAST_QPN || !(pkt->mask & RXE_MASK_UD)))
+		return RXE_DROP_QPN;
+	return RXE_DROP_NONE;
+}

@@ -58,7 +58,8 @@ static int rxe_modify_device(struct ib_device *dev, int mask,
 	if (mask & ~(IB_DEVICE_MODIFY_SYS_IMAGE_GUID | IB_DEVICE_MODIFY_NODE_DESC))
 		return -EOPNOTSUPP;
 	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
-		to_rdev(dev)->attr.sys_image_guid = attr->sys_image_guid;
+		to_rdev(dev)->attr.sys_image_guid =
+			cpu_to_be64(attr->sys_image_guid);
 	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
 		memcpy(dev->node_desc, attr->node_desc, sizeof(dev->node_desc));
 	return 0;

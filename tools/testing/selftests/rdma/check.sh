@@ -65,10 +65,20 @@ modules_install_layout() {
 	rm -rf "$dir"
 }
 
+# User-space unit tests and a short run of every fuzzer (ASan+UBSan); each
+# fuzzer is one test.  FUZZ_SECONDS overrides the few seconds given here.
+fuzz_one() {
+	make -C "$top" fuzz FUZZ_TARGETS="$1" FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
+}
+
 echo "KTAP version 1"
-echo "# make check: build, lint, guest tests"
+echo "# make check: build, lint, unit tests, fuzzers, guest tests"
 step build_w1 build_w1
 step own_headers_only own_headers_only
+step unit make -C "$top" unit
+for t in $(make -s -C "$top/tools/testing/rdma-unit" print-fuzz-targets); do
+	step "fuzz_$t" fuzz_one "$t"
+done
 step modules_install_layout modules_install_layout
 step lint bash "$here/lint.sh"
 step stage make -C "$top" stage

@@ -49,6 +49,24 @@ else
 	note "checkpatch --strict: clean (${#cfiles[@]} C files, ${#kconfigs[@]} Kconfig)"
 fi
 
+# The user-space unit tests and fuzzers follow kernel style too.  Their
+# shim/ headers imitate kernel headers (typedefs, attribute macros) and are
+# left out; ASSERT_*() returning from the test and libFuzzer's entry point
+# names are part of what the code is.
+mapfile -t ufiles < <(git ls-files -co --exclude-standard \
+	'tools/testing/rdma-unit/*.[ch]' | grep -v '/shim/.*\.h$' | sort -u)
+cp_out=$("$cache/scripts/checkpatch.pl" --strict --no-tree --terse \
+	--show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+	--ignore MACRO_WITH_FLOW_CONTROL,CAMELCASE \
+	-f "${ufiles[@]}" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
+if [ -n "$cp_out" ]; then
+	printf '%s\n' "$cp_out"
+	note "checkpatch --strict (rdma-unit): $(printf '%s\n' "$cp_out" | wc -l) findings"
+	fail=1
+else
+	note "checkpatch --strict (rdma-unit): clean (${#ufiles[@]} C files)"
+fi
+
 # --- sparse -------------------------------------------------------------------
 sp_log=$(mktemp)
 make -s -C "$top" C=2 W=1 modules testmods ulp-stock bench-stock >"$sp_log" 2>&1

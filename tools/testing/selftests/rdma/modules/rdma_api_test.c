@@ -23,6 +23,7 @@
 #include <rdma/restrack.h>
 #include "rdma_ktap.h"
 #include "rdma_mock.h"
+#include "rdma_mock_fx.h"
 
 #define AT_WAIT_MS		3000
 /* Default IPv4 TTL of a fresh namespace: the hop limit a route gives. */
@@ -73,44 +74,13 @@ static void addr_cleanup(void)
 
 /* ---- a registered device on the netdev with a PD ----------------------- */
 
-struct at_fx {
-	struct rdma_mock_dev *md;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-};
-
-static bool fx_init(struct rdma_ktap_ctx *ctx, struct at_fx *fx,
+static bool fx_init(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx,
 		    const struct rdma_mock_opts *opts)
 {
-	struct rdma_mock_dev *md;
-	struct ib_pd *pd;
-
-	memset(fx, 0, sizeof(*fx));
-	md = rdma_mock_create(at_ndev, opts);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(md), "registering a mock device: %ld",
-			    PTR_ERR(md)))
-		return false;
-	fx->md = md;
-	fx->dev = &md->ibdev;
-	pd = ib_alloc_pd(fx->dev, 0);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd)))
-		return false;
-	fx->pd = pd;
-	return RDMA_KT_EXPECT(ctx,
-			      rdma_mock_wait_for(rdma_mock_gid_index_valid(fx->dev, 1, 0) &&
-						 rdma_mock_gid_index_valid(fx->dev, 1, 1),
-						 AT_WAIT_MS),
-			      "default GIDs 0 and 1 never appeared");
+	return rdma_mock_fx_init(ctx, fx, at_ndev, opts, AT_WAIT_MS);
 }
 
-static void fx_fini(struct at_fx *fx)
-{
-	if (fx->pd)
-		ib_dealloc_pd(fx->pd);
-	rdma_mock_destroy(fx->md);
-}
-
-static struct ib_qp *qp_create(struct at_fx *fx, enum ib_qp_type type,
+static struct ib_qp *qp_create(struct rdma_mock_fx *fx, enum ib_qp_type type,
 			       struct ib_cq *cq)
 {
 	struct ib_qp_init_attr init = {
@@ -165,7 +135,7 @@ static bool dev_present(const char *name)
 /* The mock's one-entry P_Key table holds the full-member default 0xffff. */
 static void cache_pkey(struct rdma_ktap_ctx *ctx)
 {
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	u16 pkey = 0, index;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -204,14 +174,14 @@ static void cache_pkey(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, ib_find_pkey(fx.dev, 1, 0x8001, &index), -ENOENT);
 	RDMA_KT_EQ(ctx, ib_find_pkey(fx.dev, 9, 0xffff, &index), -EINVAL);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void cache_port_state_lmc_prefix(struct rdma_ktap_ctx *ctx)
 {
 	enum ib_port_state state = IB_PORT_NOP;
 	struct ib_port_attr pattr;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	u64 prefix;
 	u8 lmc = 0xaa;
 
@@ -235,7 +205,7 @@ static void cache_port_state_lmc_prefix(struct rdma_ktap_ctx *ctx)
 	ib_get_cached_subnet_prefix(fx.dev, 5, &prefix);
 	RDMA_KT_EQ(ctx, prefix, 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- GID table --------------------------------------------------------- */
@@ -262,7 +232,7 @@ static void gid_filter_and_context(struct rdma_ktap_ctx *ctx)
 	const struct ib_gid_attr *attr;
 	union ib_gid gid, zero = {};
 	u16 index = 0x55;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	u32 port = 0x55;
 
 	gid_default(&gid);
@@ -310,7 +280,7 @@ static void gid_filter_and_context(struct rdma_ktap_ctx *ctx)
 	zero.raw[15] = 1;
 	RDMA_KT_EXPECT(ctx, !rdma_is_zero_gid(&zero), "::1 is zero");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 #define AT_GID_ENTRIES	(2 * RDMA_MOCK_GID_TBL_LEN)
@@ -320,7 +290,7 @@ static void gid_query_table(struct rdma_ktap_ctx *ctx)
 	struct ib_uverbs_gid_entry *ents;
 	unsigned int valid = 0, seen = 0;
 	union ib_gid gid;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	ssize_t n, i;
 
 	gid_default(&gid);
@@ -352,7 +322,7 @@ static void gid_query_table(struct rdma_ktap_ctx *ctx)
 	/* One entry too few is an error, not a short answer. */
 	RDMA_KT_EQ(ctx, rdma_query_gid_table(fx.dev, ents, n - 1), -EINVAL);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	kfree(ents);
 }
 
@@ -368,7 +338,7 @@ static void gid_refs_copy_move_replace(struct rdma_ktap_ctx *ctx)
 	const struct ib_gid_attr *attr = NULL;
 	unsigned int dels = 0;
 	union ib_gid gid;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	int idx = -1;
 
 	gid_v4(&gid, AT_ADDR4);
@@ -428,7 +398,7 @@ out:
 	rdma_destroy_ah_attr(&c);
 	rdma_destroy_ah_attr(&d);
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* Both default GIDs and both types of the IPv4 address's GID on port 1. */
@@ -448,7 +418,7 @@ static bool rescan_gids_present(struct ib_device *dev)
 static void gid_rescan(struct rdma_ktap_ctx *ctx)
 {
 	union ib_gid gid4;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	int pass;
 
 	gid_v4(&gid4, AT_ADDR4);
@@ -475,7 +445,7 @@ static void gid_rescan(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- RoCE destination MAC resolution ----------------------------------- */
@@ -496,7 +466,7 @@ static void ah_attr_init(struct ib_device *dev, struct rdma_ah_attr *attr,
  * never reads it) and the MAC it resolved; @hop is the hop limit expected
  * back in the caller's vector.
  */
-static void user_ah_expect(struct rdma_ktap_ctx *ctx, struct at_fx *fx,
+static void user_ah_expect(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx,
 			   u8 sgid_index, const union ib_gid *dgid,
 			   const u8 *dmac, u8 hop, const char *what)
 {
@@ -530,7 +500,7 @@ static void user_ah_dmac_multicast(struct rdma_ktap_ctx *ctx)
 	static const u8 mc6[ETH_ALEN] = { 0x33, 0x33, 0xa1, 0xb2, 0xc3, 0xd4 };
 	const struct rdma_mock_opts opts = { .user_ah = true };
 	union ib_gid dgid;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
@@ -549,7 +519,7 @@ static void user_ah_dmac_multicast(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_creates),
 		   atomic_read(&fx.md->ah_destroys));
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* A link-local dgid from a RoCE v1 source: the MAC is in the EUI-64. */
@@ -557,7 +527,7 @@ static void user_ah_dmac_link_local(struct rdma_ktap_ctx *ctx)
 {
 	const struct rdma_mock_opts opts = { .user_ah = true };
 	union ib_gid dgid;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	memset(&dgid, 0, sizeof(dgid));
 	dgid.raw[0] = 0xfe;
@@ -567,7 +537,7 @@ static void user_ah_dmac_link_local(struct rdma_ktap_ctx *ctx)
 		goto out;
 	user_ah_expect(ctx, &fx, 0, &dgid, at_peer_mac, 0x20, "link-local");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* A unicast dgid: the neighbour's MAC and the route's hop limit. */
@@ -577,7 +547,7 @@ static void user_ah_dmac_unicast(struct rdma_ktap_ctx *ctx)
 	const struct ib_gid_attr *attr = NULL;
 	union ib_gid gid, dgid, dgid6;
 	u8 dmac[ETH_ALEN];
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	int hop, ret;
 
 	gid_v4(&gid, AT_ADDR4);
@@ -611,7 +581,7 @@ out:
 	if (attr)
 		rdma_put_gid_attr(attr);
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- CQs --------------------------------------------------------------- */
@@ -620,7 +590,7 @@ static void cq_moderation_resize(struct rdma_ktap_ctx *ctx)
 {
 	const struct rdma_mock_opts opts = { .cq_ops = true };
 	struct ib_cq *cq = NULL;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	/* Without the ops. */
 	if (!fx_init(ctx, &fx, NULL))
@@ -634,7 +604,7 @@ static void cq_moderation_resize(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, ib_resize_cq(cq, 32), -EOPNOTSUPP);
 	ib_free_cq(cq);
 	cq = NULL;
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 
 	/* With them. */
 	if (!fx_init(ctx, &fx, &opts))
@@ -657,7 +627,7 @@ static void cq_moderation_resize(struct rdma_ktap_ctx *ctx)
 out:
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* Pool CQs are shared: handed out by entries, never moderated or resized. */
@@ -665,7 +635,7 @@ static void cq_pool_get_put(struct rdma_ktap_ctx *ctx)
 {
 	const struct rdma_mock_opts opts = { .cq_ops = true };
 	struct ib_cq *cq = NULL, *cq2 = NULL, *bad;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	int before;
 
 	if (!fx_init(ctx, &fx, &opts))
@@ -708,7 +678,7 @@ out:
 	if (cq)
 		ib_cq_pool_put(cq, 8);
 	/* Unregistration destroys the pool. */
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- QPs --------------------------------------------------------------- */
@@ -719,7 +689,7 @@ static void qp_modify_udata_open(struct rdma_ktap_ctx *ctx)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
 	struct ib_qp *qp = NULL, *oqp;
 	struct ib_cq *cq = NULL;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -752,7 +722,7 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 struct at_cqe {
@@ -778,7 +748,7 @@ static void qp_drain_sq_rq(struct rdma_ktap_ctx *ctx)
 	struct ib_qp *sq_qp = NULL, *rq_qp = NULL;
 	const struct ib_recv_wr *bad = NULL;
 	struct ib_cq *cq = NULL;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	atomic_set(&rc.done, 0);
 	if (!fx_init(ctx, &fx, NULL))
@@ -820,7 +790,7 @@ out:
 		ib_destroy_qp(sq_qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- unregistration ---------------------------------------------------- */
@@ -935,7 +905,7 @@ static void device_get_by_netdev(struct rdma_ktap_ctx *ctx)
 {
 	struct rdma_mock_dev *other = NULL;
 	struct ib_device *dev;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -961,7 +931,7 @@ static void device_get_by_netdev(struct rdma_ktap_ctx *ctx)
 		ib_device_put(dev);
 
 	/* Gone once unregistered. */
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	memset(&fx, 0, sizeof(fx));
 	dev = ib_device_get_by_netdev(at_ndev, RDMA_DRIVER_UNKNOWN);
 	RDMA_KT_EXPECT(ctx, !dev, "found after unregistration");
@@ -969,14 +939,14 @@ static void device_get_by_netdev(struct rdma_ktap_ctx *ctx)
 		ib_device_put(dev);
 out:
 	rdma_mock_destroy(other);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void modify_device_port(struct rdma_ktap_ctx *ctx)
 {
 	struct ib_device_modify dm = { .node_desc = "changed" };
 	struct ib_port_modify pm = {};
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -993,14 +963,14 @@ static void modify_device_port(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, ib_modify_port(fx.dev, 1, 0, &pm), -EOPNOTSUPP);
 	RDMA_KT_EQ(ctx, ib_modify_port(fx.dev, 2, 0, &pm), -EINVAL);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void port_immutable_eth_speed(struct rdma_ktap_ctx *ctx)
 {
 	const struct rdma_mock_opts opts = { .num_ports = 2 };
 	const struct ib_port_immutable *im;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	u16 speed = 0;
 	u8 width = 0;
 
@@ -1026,7 +996,7 @@ static void port_immutable_eth_speed(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, ib_get_eth_speed(fx.dev, 2, &speed, &width), -ENODEV);
 	RDMA_KT_EQ(ctx, ib_get_eth_speed(fx.dev, 3, &speed, &width), -EINVAL);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 struct at_speed_vec {
@@ -1132,7 +1102,7 @@ static void at_netdev_setup(struct net_device *ndev)
 static void rdma_netdev_helpers(struct rdma_ktap_ctx *ctx)
 {
 	struct net_device *ndev;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -1146,7 +1116,7 @@ static void rdma_netdev_helpers(struct rdma_ktap_ctx *ctx)
 					 at_netdev_setup, at_ndev),
 		   -EOPNOTSUPP);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void transport_netns_messages(struct rdma_ktap_ctx *ctx)
@@ -1163,7 +1133,7 @@ static void transport_netns_messages(struct rdma_ktap_ctx *ctx)
 		{ RDMA_NODE_USNIC_UDP, RDMA_TRANSPORT_USNIC_UDP },
 		{ RDMA_NODE_UNSPECIFIED, RDMA_TRANSPORT_UNSPECIFIED },
 	};
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(tv); i++)
@@ -1196,7 +1166,7 @@ static void transport_netns_messages(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EXPECT(ctx, rdma_dev_access_netns(fx.dev, &init_net),
 		       "no access from init_net");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- resource tracking -------------------------------------------------- */
@@ -1238,7 +1208,7 @@ static void restrack_api(struct rdma_ktap_ctx *ctx)
 	struct ib_mr *mr = NULL;
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	unsigned int i;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -1302,7 +1272,7 @@ out:
 		ib_free_cq(cq);
 	if (pd2)
 		ib_dealloc_pd(pd2);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- MR integrity without the ops --------------------------------------- */
@@ -1312,7 +1282,7 @@ static void mr_integrity_unsupported(struct rdma_ktap_ctx *ctx)
 	struct ib_mr_status st = {};
 	struct scatterlist sg;
 	struct ib_mr *mr = NULL, *imr;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	void *buf = NULL;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -1339,7 +1309,7 @@ out:
 	if (mr)
 		ib_dereg_mr(mr);
 	kfree(buf);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- virtual DMA -------------------------------------------------------- */
@@ -1347,7 +1317,7 @@ out:
 static void dma_virt_map_sg(struct rdma_ktap_ctx *ctx)
 {
 	struct scatterlist sg[2];
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 	u8 *buf = NULL;
 	int n, i;
 
@@ -1379,7 +1349,7 @@ static void dma_virt_map_sg(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, sg_dma_len(&sg[0]), 32);
 out:
 	kfree(buf);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- log helpers -------------------------------------------------------- */
@@ -1387,7 +1357,7 @@ out:
 static void ibdev_log_names(struct rdma_ktap_ctx *ctx)
 {
 	unsigned int calls = 0;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -1403,7 +1373,7 @@ static void ibdev_log_names(struct rdma_ktap_ctx *ctx)
 		     ++calls);
 	RDMA_KT_EQ(ctx, calls, 3);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* Address lengths for rdma_cm, and SR-IOV wrappers on a device without VFs. */
@@ -1414,7 +1384,7 @@ static void addr_sizes_vf_ops(struct rdma_ktap_ctx *ctx)
 	struct ifla_vf_guid node_guid, port_guid;
 	struct ifla_vf_stats vf_stats;
 	struct ifla_vf_info vf_info;
-	struct at_fx fx;
+	struct rdma_mock_fx fx;
 
 	ss.ss_family = AF_INET;
 	RDMA_KT_EQ(ctx, rdma_addr_size(sa), sizeof(struct sockaddr_in));
@@ -1441,7 +1411,7 @@ static void addr_sizes_vf_ops(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, ib_set_vf_guid(fx.dev, 0, 1, 1, IFLA_VF_IB_NODE_GUID),
 		   -EOPNOTSUPP);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static const struct rdma_ktap_case api_cases[] = {

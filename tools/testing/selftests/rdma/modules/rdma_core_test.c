@@ -21,8 +21,10 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include "rdma_ah_kt.h"
 #include "rdma_ktap.h"
 #include "rdma_mock.h"
+#include "rdma_mock_fx.h"
 
 #define CT_WAIT_MS	3000
 /* Default IPv4 TTL and IPv6 hop limit of a fresh namespace. */
@@ -49,16 +51,6 @@ static void gid_default(union ib_gid *gid)
 	gid->raw[0] = 0xfe;
 	gid->raw[1] = 0x80;
 	addrconf_addr_eui48(&gid->raw[8], ct_mac);
-}
-
-static void gid_v4(union ib_gid *gid, __be32 addr)
-{
-	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid);
-}
-
-static void gid_v6(union ib_gid *gid, const struct in6_addr *addr)
-{
-	memcpy(gid->raw, addr, sizeof(gid->raw));
 }
 
 /* ---- addresses on the test netdev -------------------------------------- */
@@ -90,41 +82,10 @@ static void addr_cleanup(void)
 
 /* ---- a registered device on the netdev with a PD ----------------------- */
 
-struct ct_fx {
-	struct rdma_mock_dev *md;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-};
-
-static bool fx_init(struct rdma_ktap_ctx *ctx, struct ct_fx *fx,
+static bool fx_init(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx,
 		    const struct rdma_mock_opts *opts)
 {
-	struct rdma_mock_dev *md;
-	struct ib_pd *pd;
-
-	memset(fx, 0, sizeof(*fx));
-	md = rdma_mock_create(ct_ndev, opts);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(md), "registering a mock device: %ld",
-			    PTR_ERR(md)))
-		return false;
-	fx->md = md;
-	fx->dev = &md->ibdev;
-	pd = ib_alloc_pd(fx->dev, 0);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd)))
-		return false;
-	fx->pd = pd;
-	return RDMA_KT_EXPECT(ctx,
-			      rdma_mock_wait_for(rdma_mock_gid_index_valid(fx->dev, 1, 0) &&
-						 rdma_mock_gid_index_valid(fx->dev, 1, 1),
-						 CT_WAIT_MS),
-			      "default GIDs 0 and 1 never appeared");
-}
-
-static void fx_fini(struct ct_fx *fx)
-{
-	if (fx->pd)
-		ib_dealloc_pd(fx->pd);
-	rdma_mock_destroy(fx->md);
+	return rdma_mock_fx_init(ctx, fx, ct_ndev, opts, CT_WAIT_MS);
 }
 
 static void ah_attr_init(struct ib_device *dev, struct rdma_ah_attr *attr,
@@ -607,7 +568,7 @@ static int objs_add(struct ib_device *dev)
 		ret = PTR_ERR(o->qp);
 		goto err_cq;
 	}
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(dev, &aha, 0, &dgid);
 	o->ah = rdma_create_ah(o->pd, &aha, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(o->ah)) {
@@ -845,7 +806,7 @@ out:
 
 static void events_gid_change(struct rdma_ktap_ctx *ctx)
 {
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	struct ev_rec r;
 	bool reg = false;
 	int before;
@@ -866,7 +827,7 @@ out:
 	if (reg)
 		ib_unregister_event_handler(&r.h);
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- the RoCE GID table ------------------------------------------------ */
@@ -879,7 +840,7 @@ static void gid_default_entries(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_gid_slot slot;
 	struct net_device *ndev;
 	union ib_gid want, got;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int i;
 
 	if (!fx_init(ctx, &fx, NULL))
@@ -914,7 +875,7 @@ static void gid_default_entries(struct rdma_ktap_ctx *ctx)
 	}
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
@@ -925,13 +886,13 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	struct rdma_mock_gid_slot slot;
 	int idx[2] = { -1, -1 };
 	union ib_gid gid, got;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int i;
 
 	if (v6)
-		gid_v6(&gid, &ct_addr6);
+		rdma_kt_gid_v6(&gid, &ct_addr6);
 	else
-		gid_v4(&gid, CT_ADDR4);
+		rdma_kt_gid_v4(&gid, CT_ADDR4);
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
 	if (!(v6 ? addr6(ctx, true) : addr4(ctx, true)))
@@ -995,7 +956,7 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->gid_errors), 0);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void gid_ipv4_entries(struct rdma_ktap_ctx *ctx)
@@ -1012,7 +973,7 @@ static void gid_lookup_errors(struct rdma_ktap_ctx *ctx)
 {
 	const struct ib_gid_attr *attr;
 	union ib_gid gid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
@@ -1033,7 +994,7 @@ static void gid_lookup_errors(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, rdma_query_gid(fx.dev, 2, 0, &gid), -EINVAL);
 
 	/* Lookups of what is not there, or on a port that is not there. */
-	gid_v4(&gid, CT_PEER4);
+	rdma_kt_gid_v4(&gid, CT_PEER4);
 	attr = rdma_find_gid_by_port(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
 				     1, NULL);
 	RDMA_KT_EXPECT(ctx, IS_ERR(attr), "found a GID never added");
@@ -1055,14 +1016,14 @@ static void gid_lookup_errors(struct rdma_ktap_ctx *ctx)
 	if (!IS_ERR(attr))
 		rdma_put_gid_attr(attr);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void gid_l2_fields(struct rdma_ktap_ctx *ctx)
 {
 	const struct ib_gid_attr *attr;
 	u8 mac[ETH_ALEN] = {};
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	u16 vlan = 0;
 	int i, ret;
 
@@ -1081,7 +1042,7 @@ static void gid_l2_fields(struct rdma_ktap_ctx *ctx)
 		rdma_put_gid_attr(attr);
 	}
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /*
@@ -1096,11 +1057,11 @@ static void gid_del_while_ah_holds(struct rdma_ktap_ctx *ctx)
 	struct ib_ah *ah = NULL;
 	union ib_gid gid, dgid;
 	unsigned int dels;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int idx;
 
-	gid_v4(&gid, CT_ADDR4);
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&gid, CT_ADDR4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
 	attr = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
@@ -1139,7 +1100,7 @@ out:
 	if (ah)
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- sysfs ------------------------------------------------------------- */
@@ -1187,7 +1148,7 @@ static void sysfs_files(struct rdma_ktap_ctx *ctx)
 	char *want = kzalloc(SYSFS_BUF, GFP_KERNEL);
 	const __be16 *guid;
 	union ib_gid gid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!RDMA_KT_EXPECT(ctx, buf && want, "no memory"))
 		goto out_free;
@@ -1217,7 +1178,7 @@ static void sysfs_files(struct rdma_ktap_ctx *ctx)
 	sysfs_expect(ctx, fx.dev, "ports/1/gid_attrs/ndevs/0", ct_ndev->name,
 		     buf);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 out_free:
 	kfree(want);
 	kfree(buf);
@@ -1230,7 +1191,7 @@ static void pd_local_dma_lkey(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_opts opts = { .no_local_dma_lkey = true };
 	struct rdma_mock_dev *md;
 	struct ib_pd *pd;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	/* A device with a global lkey hands it to every PD. */
 	if (!fx_init(ctx, &fx, NULL))
@@ -1244,7 +1205,7 @@ static void pd_local_dma_lkey(struct rdma_ktap_ctx *ctx)
 	fx.pd = NULL;
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->pd_deallocs), 1);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 
 	/* Without one, the core makes a local-write DMA MR per PD. */
 	md = rdma_mock_create(NULL, &opts);
@@ -1271,11 +1232,11 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_ah *mah;
 	union ib_gid dgid, dflt;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	gid_default(&dflt);
 	ah_attr_init(fx.dev, &attr, 1, &dgid);
 	memcpy(&copy, &attr, sizeof(copy));
@@ -1320,11 +1281,11 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_destroys), 1);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* Expect rdma_create_ah() to fail with @err without touching anything. */
-static void ah_expect_err(struct rdma_ktap_ctx *ctx, struct ct_fx *fx,
+static void ah_expect_err(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx,
 			  struct rdma_ah_attr *attr, int err, const char *what)
 {
 	int calls = atomic_read(&fx->md->ah_create_calls);
@@ -1352,11 +1313,11 @@ static void ah_invalid_attrs(struct rdma_ktap_ctx *ctx)
 {
 	struct rdma_ah_attr attr;
 	union ib_gid dgid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 
 	ah_attr_init(fx.dev, &attr, 0, &dgid);
 	attr.port_num = 0;
@@ -1376,7 +1337,7 @@ static void ah_invalid_attrs(struct rdma_ktap_ctx *ctx)
 	ah_attr_init(fx.dev, &attr, RDMA_MOCK_GID_TBL_LEN - 1, &dgid);
 	ah_expect_err(ctx, &fx, &attr, -ENODATA, "empty GID slot");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
@@ -1386,11 +1347,11 @@ static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
 	struct rdma_ah_attr attr;
 	union ib_gid dgid;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	sgid = rdma_get_gid_attr(fx.dev, 1, 0);
 	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(sgid), "GID 0: %ld", PTR_ERR(sgid)))
 		goto out;
@@ -1419,7 +1380,7 @@ static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
 	/* Still ours to put: a core that dropped it underflows here. */
 	rdma_put_gid_attr(sgid);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_no_create_ah_op(struct rdma_ktap_ctx *ctx)
@@ -1427,15 +1388,15 @@ static void ah_no_create_ah_op(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_opts opts = { .no_create_ah = true };
 	struct rdma_ah_attr attr;
 	union ib_gid dgid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(fx.dev, &attr, 0, &dgid);
 	ah_expect_err(ctx, &fx, &attr, -EOPNOTSUPP, "no create_ah");
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
@@ -1445,11 +1406,11 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 	union ib_gid gid, dgid;
 	unsigned int dels;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int idx;
 
-	gid_v4(&gid, CT_ADDR4);
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&gid, CT_ADDR4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
 	sgid = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
@@ -1485,58 +1446,29 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 		       idx);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
-}
-
-/* Create and destroy an AH with bottom halves off; 0 or the error. */
-static long ah_cycle_bh(struct ib_pd *pd, struct rdma_ah_attr *attr)
-{
-	struct ib_ah *ah;
-
-	local_bh_disable();
-	ah = rdma_create_ah(pd, attr, 0);
-	if (!IS_ERR(ah))
-		rdma_destroy_ah(ah, 0);
-	local_bh_enable();
-	return PTR_ERR_OR_ZERO(ah);
-}
-
-/* The same under a spinlock with interrupts off. */
-static long ah_cycle_irqsave(struct ib_pd *pd, struct rdma_ah_attr *attr,
-			     bool *irqs_kept)
-{
-	DEFINE_SPINLOCK(lock);
-	unsigned long flags;
-	struct ib_ah *ah;
-
-	spin_lock_irqsave(&lock, flags);
-	ah = rdma_create_ah(pd, attr, 0);
-	*irqs_kept = irqs_disabled();
-	if (!IS_ERR(ah))
-		rdma_destroy_ah(ah, 0);
-	spin_unlock_irqrestore(&lock, flags);
-	return PTR_ERR_OR_ZERO(ah);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_atomic_context(struct rdma_ktap_ctx *ctx, bool irqs)
 {
 	struct rdma_ah_attr attr;
-	bool irqs_kept = true;
+	bool ctx_kept = true;
 	union ib_gid dgid;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	long ret;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(fx.dev, &attr, 1, &dgid);
-	if (irqs)
-		ret = ah_cycle_irqsave(fx.pd, &attr, &irqs_kept);
-	else
-		ret = ah_cycle_bh(fx.pd, &attr);
+	ret = PTR_ERR_OR_ZERO(rdma_kt_ah_in_ctx(fx.pd, &attr,
+						irqs ? RDMA_KT_AH_IRQSAVE :
+						       RDMA_KT_AH_BH,
+						true, &ctx_kept));
 	if (!RDMA_KT_EQ(ctx, ret, 0))
 		goto out;
-	RDMA_KT_EXPECT(ctx, irqs_kept, "interrupts were enabled by the core");
+	RDMA_KT_EXPECT(ctx, ctx_kept,
+		       "the core left atomic context or enabled interrupts");
 	RDMA_KT_EXPECT(ctx, fx.md->last_ah_in_atomic,
 		       "the driver did not run in atomic context");
 	if (irqs)
@@ -1546,7 +1478,7 @@ static void ah_atomic_context(struct rdma_ktap_ctx *ctx, bool irqs)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_destroys), 1);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void ah_atomic_bh(struct rdma_ktap_ctx *ctx)
@@ -1565,12 +1497,12 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 	const struct ib_gid_attr *before;
 	union ib_gid dgid, dgid2;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int ret;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(fx.dev, &attr, 1, &dgid);
 	ah = rdma_create_ah(fx.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "create: %ld", PTR_ERR(ah)))
@@ -1593,7 +1525,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 	/* Failed modifies change nothing. */
 	before = ah->sgid_attr;
 	memcpy(&saved, &to_mock_ah(ah)->attr, sizeof(saved));
-	gid_v4(&dgid2, htonl(0x0a090003));
+	rdma_kt_gid_v4(&dgid2, htonl(0x0a090003));
 	ah_attr_init(fx.dev, &attr, 0, &dgid2);
 	attr.type = RDMA_AH_ATTR_TYPE_IB;
 	RDMA_KT_EQ(ctx, rdma_modify_ah(ah, &attr), -EINVAL);
@@ -1628,51 +1560,10 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- reply AHs from a received work completion ------------------------- */
-
-static void wc_init(struct ib_wc *wc, struct ib_qp *qp)
-{
-	memset(wc, 0, sizeof(*wc));
-	wc->status = IB_WC_SUCCESS;
-	wc->opcode = IB_WC_RECV;
-	wc->src_qp = 0x22;
-	wc->sl = 2;
-	wc->wc_flags = IB_WC_GRH;
-	wc->qp = qp;
-}
-
-static void hdr_ipv4(union rdma_network_hdr *hdr, __be32 saddr, __be32 daddr)
-{
-	struct iphdr *ip = &hdr->roce4grh;
-
-	memset(hdr, 0, sizeof(*hdr));
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->tos = 0;
-	ip->tot_len = htons(20 + 8 + 12 + 256);
-	ip->ttl = 64;
-	ip->protocol = IPPROTO_UDP;
-	ip->saddr = saddr;
-	ip->daddr = daddr;
-	ip->check = ip_fast_csum((u8 *)ip, ip->ihl);
-}
-
-static void hdr_ipv6(union rdma_network_hdr *hdr, const struct in6_addr *s,
-		     const struct in6_addr *d, u8 tclass, u32 flow)
-{
-	struct ib_grh *grh = &hdr->ibgrh;
-
-	memset(hdr, 0, sizeof(*hdr));
-	grh->version_tclass_flow = htonl(6u << 28 | (u32)tclass << 20 | flow);
-	grh->paylen = htons(8 + 12 + 256);
-	grh->next_hdr = IPPROTO_UDP;
-	grh->hop_limit = 64;
-	memcpy(grh->sgid.raw, s, 16);
-	memcpy(grh->dgid.raw, d, 16);
-}
 
 static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 {
@@ -1683,7 +1574,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	struct rdma_mock_ah *mah;
 	struct ib_wc wc;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 	int ret, i;
 
 	if (!RDMA_KT_EXPECT(ctx, hdr, "no memory"))
@@ -1691,19 +1582,19 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
 	if (v6) {
-		gid_v6(&lgid, &ct_addr6);
-		gid_v6(&rgid, &ct_peer6);
+		rdma_kt_gid_v6(&lgid, &ct_addr6);
+		rdma_kt_gid_v6(&rgid, &ct_peer6);
 		if (!addr6(ctx, true))
 			goto out;
 		ret = rdma_mock_neigh6(ct_ndev, true, &ct_peer6, ct_peer_mac);
-		hdr_ipv6(hdr, &ct_peer6, &ct_addr6, 0x12, 0x34567);
+		rdma_kt_hdr_ipv6(hdr, &ct_peer6, &ct_addr6, 0x12, 0x34567);
 	} else {
-		gid_v4(&lgid, CT_ADDR4);
-		gid_v4(&rgid, CT_PEER4);
+		rdma_kt_gid_v4(&lgid, CT_ADDR4);
+		rdma_kt_gid_v4(&rgid, CT_PEER4);
 		if (!addr4(ctx, true))
 			goto out;
 		ret = rdma_mock_neigh4(ct_ndev, true, CT_PEER4, ct_peer_mac);
-		hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
+		rdma_kt_hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
 	}
 	if (!RDMA_KT_EQ(ctx, ret, 0))
 		goto out;
@@ -1715,7 +1606,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 
 	/* Sniffed from the header, then told by the completion. */
 	for (i = 0; i < 2; i++) {
-		wc_init(&wc, NULL);
+		rdma_kt_wc_init(&wc, NULL);
 		if (i) {
 			wc.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 			wc.network_hdr_type = v6 ? RDMA_NETWORK_IPV6 :
@@ -1754,7 +1645,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 		rdma_destroy_ah_attr(&attr);
 	}
 
-	wc_init(&wc, NULL);
+	rdma_kt_wc_init(&wc, NULL);
 	ah = ib_create_ah_from_wc(fx.pd, &wc, &hdr->ibgrh, 1);
 	if (RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "ib_create_ah_from_wc: %ld",
 			   PTR_ERR(ah))) {
@@ -1774,7 +1665,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
 	addr_cleanup();
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	kfree(hdr);
 }
 
@@ -1794,14 +1685,14 @@ static void ah_from_wc_without_grh(struct rdma_ktap_ctx *ctx)
 	struct rdma_ah_attr attr = {};
 	struct ib_wc wc;
 	struct ib_ah *ah;
-	struct ct_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!RDMA_KT_EXPECT(ctx, hdr, "no memory"))
 		return;
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
-	wc_init(&wc, NULL);
+	rdma_kt_hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
+	rdma_kt_wc_init(&wc, NULL);
 	wc.wc_flags = 0;
 	RDMA_KT_EQ(ctx, ib_init_ah_attr_from_wc(fx.dev, 1, &wc, &hdr->ibgrh,
 						&attr), -EPROTOTYPE);
@@ -1816,7 +1707,7 @@ static void ah_from_wc_without_grh(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->ah_create_calls), 0);
 	RDMA_KT_EQ(ctx, atomic_read(&fx.pd->usecnt), 0);
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	kfree(hdr);
 }
 

@@ -68,6 +68,8 @@ static int mock_query_device(struct ib_device *ibdev,
 	attr->local_ca_ack_delay = 15;
 	if (!md->opts.no_local_dma_lkey)
 		attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	if (md->opts.user_unreg)
+		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	return 0;
 }
 
@@ -678,6 +680,7 @@ static int mock_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur, next;
 	unsigned long flags;
 	int ret = 0;
+	u32 port;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
@@ -707,6 +710,10 @@ static int mock_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 	mock_save_qp_attr(qp, attr, mask);
 	qp->state = next;
+	port = qp->attr.port_num;
+	if (port >= 1 && port <= md->opts.num_ports &&
+	    READ_ONCE(md->count_qp_modifies[port - 1]))
+		atomic_inc(&md->qp_modifies[port - 1]);
 	if (next == IB_QPS_RESET) {
 		qp->rq_count = 0;
 		qp->rq_head = 0;
@@ -813,6 +820,7 @@ static int mock_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			len += wr->sg_list[i].length;
 		status = state == IB_QPS_RTS ? IB_WC_SUCCESS :
 					       IB_WC_WR_FLUSH_ERR;
+		atomic_inc(&to_mock_dev(ibqp->device)->send_wrs);
 		if (qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
 		    (wr->send_flags & IB_SEND_SIGNALED) ||
 		    status != IB_WC_SUCCESS)
@@ -855,6 +863,7 @@ static int mock_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return ret;
 		}
+		atomic_inc(&to_mock_dev(ibqp->device)->recv_wrs);
 		if (flush)
 			mock_complete(ibqp, ibqp->recv_cq, wr->wr_id,
 				      IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0);
@@ -1012,6 +1021,76 @@ static int mock_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, mock_set_page);
 }
 
+/* ---- hardware counters (opts.hw_stats) ------------------------------- */
+
+static const struct rdma_stat_desc mock_stat_descs[RDMA_MOCK_CNT_MAX] = {
+	[RDMA_MOCK_CNT_PD_ALLOC]	= { .name = "mock_pd_alloc" },
+	[RDMA_MOCK_CNT_CQ_CREATE]	= { .name = "mock_cq_create" },
+	[RDMA_MOCK_CNT_QP_CREATE]	= { .name = "mock_qp_create" },
+	[RDMA_MOCK_CNT_MR_ALLOC]	= { .name = "mock_mr_alloc" },
+	[RDMA_MOCK_CNT_POST_SEND_WR]	= { .name = "mock_post_send_wr" },
+	[RDMA_MOCK_CNT_POST_RECV_WR]	= { .name = "mock_post_recv_wr" },
+	[RDMA_MOCK_CNT_QP_MODIFY]	= { .name = "mock_qp_modify",
+					    .flags = IB_STAT_FLAG_OPTIONAL },
+};
+
+static struct rdma_hw_stats *
+mock_alloc_hw_port_stats(struct ib_device *ibdev, u32 port)
+{
+	struct rdma_hw_stats *stats;
+	int i;
+
+	stats = rdma_alloc_hw_stats_struct(mock_stat_descs, RDMA_MOCK_CNT_MAX,
+					   RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	if (!stats)
+		return NULL;
+	for (i = 0; i < RDMA_MOCK_CNT_MAX; i++)
+		if (mock_stat_descs[i].flags & IB_STAT_FLAG_OPTIONAL)
+			set_bit(i, stats->is_disabled);
+	return stats;
+}
+
+static int mock_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct rdma_mock_dev *md = to_mock_dev(ibdev);
+	u64 *v = stats->value;
+
+	if (port < 1 || port > md->opts.num_ports ||
+	    stats->num_counters != RDMA_MOCK_CNT_MAX)
+		return -EINVAL;
+	v[RDMA_MOCK_CNT_PD_ALLOC] = atomic_read(&md->pd_allocs);
+	v[RDMA_MOCK_CNT_CQ_CREATE] = atomic_read(&md->cq_creates);
+	v[RDMA_MOCK_CNT_QP_CREATE] = atomic_read(&md->qp_creates);
+	v[RDMA_MOCK_CNT_MR_ALLOC] = atomic_read(&md->mr_allocs);
+	v[RDMA_MOCK_CNT_POST_SEND_WR] = atomic_read(&md->send_wrs);
+	v[RDMA_MOCK_CNT_POST_RECV_WR] = atomic_read(&md->recv_wrs);
+	v[RDMA_MOCK_CNT_QP_MODIFY] = atomic_read(&md->qp_modifies[port - 1]);
+	/* Refreshing one counter costs as much as all of them. */
+	return stats->num_counters;
+}
+
+/* Only the optional counter can be switched; the others are always on. */
+static int mock_modify_hw_stat(struct ib_device *ibdev, u32 port,
+			       unsigned int counter_index, bool enable)
+{
+	struct rdma_mock_dev *md = to_mock_dev(ibdev);
+
+	atomic_inc(&md->hw_stat_modifies);
+	if (port < 1 || port > md->opts.num_ports ||
+	    counter_index >= RDMA_MOCK_CNT_MAX ||
+	    !(mock_stat_descs[counter_index].flags & IB_STAT_FLAG_OPTIONAL))
+		return -EINVAL;
+	WRITE_ONCE(md->count_qp_modifies[port - 1], enable);
+	return 0;
+}
+
+static const struct ib_device_ops mock_stats_ops = {
+	.alloc_hw_port_stats = mock_alloc_hw_port_stats,
+	.get_hw_stats = mock_get_hw_stats,
+	.modify_hw_stat = mock_modify_hw_stat,
+};
+
 /* ---- the device -------------------------------------------------------- */
 
 static const struct ib_device_ops mock_ops = {
@@ -1087,6 +1166,8 @@ static void mock_dealloc_driver(struct ib_device *ibdev)
 
 	if (md->opts.dealloc_count)
 		atomic_inc(md->opts.dealloc_count);
+	if (md->opts.on_dealloc)
+		md->opts.on_dealloc(md);
 }
 
 static const struct ib_device_ops mock_dealloc_ops = {
@@ -1136,6 +1217,8 @@ struct rdma_mock_dev *rdma_mock_alloc(struct net_device *ndev,
 		ib_set_device_ops(&md->ibdev, &mock_cq_ops);
 	if (md->opts.dealloc_driver)
 		ib_set_device_ops(&md->ibdev, &mock_dealloc_ops);
+	if (md->opts.hw_stats)
+		ib_set_device_ops(&md->ibdev, &mock_stats_ops);
 	if (md->opts.driver_id != RDMA_DRIVER_UNKNOWN)
 		md->ibdev.ops.driver_id = md->opts.driver_id;
 

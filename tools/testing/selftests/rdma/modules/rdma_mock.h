@@ -30,6 +30,8 @@
 #define RDMA_MOCK_MAX_MCAST	4
 #define RDMA_MOCK_DMA_LKEY	0x00d3a000
 
+struct rdma_mock_dev;
+
 /* Variants of the provider, chosen when the device is created. */
 struct rdma_mock_opts {
 	u32 num_ports;		/* 1 (default when 0) or 2; port 2 has no netdev */
@@ -43,7 +45,34 @@ struct rdma_mock_opts {
 	 */
 	bool dealloc_driver;
 	atomic_t *dealloc_count;
+	/* With dealloc_driver: called as the core frees the device. */
+	void (*on_dealloc)(struct rdma_mock_dev *md);
+	/* IBK_ALLOW_USER_UNREG: "rdma link delete" may remove the device. */
+	bool user_unreg;
+	/*
+	 * Per-port hardware counters (alloc_hw_port_stats, get_hw_stats,
+	 * modify_hw_stat): the device's own verb calls, see
+	 * enum rdma_mock_counter.  The optional ones start switched off.
+	 */
+	bool hw_stats;
 	enum rdma_driver_id driver_id;	/* 0 is RDMA_DRIVER_UNKNOWN */
+};
+
+/*
+ * The counters of opts.hw_stats, in the order "rdma statistic" lists them.
+ * Every port shows the device-wide count of the calls, except QP_MODIFY:
+ * the modify_qp() calls on the port's QPs, optional (IB_STAT_FLAG_OPTIONAL)
+ * and only counted while switched on.
+ */
+enum rdma_mock_counter {
+	RDMA_MOCK_CNT_PD_ALLOC,
+	RDMA_MOCK_CNT_CQ_CREATE,
+	RDMA_MOCK_CNT_QP_CREATE,
+	RDMA_MOCK_CNT_MR_ALLOC,
+	RDMA_MOCK_CNT_POST_SEND_WR,
+	RDMA_MOCK_CNT_POST_RECV_WR,
+	RDMA_MOCK_CNT_QP_MODIFY,
+	RDMA_MOCK_CNT_MAX
 };
 
 /* What the core told the provider about one GID table slot. */
@@ -86,6 +115,16 @@ struct rdma_mock_dev {
 	atomic_t mcast_attaches, mcast_detaches;
 	atomic_t next_qpn;
 	atomic_t next_key;
+	/* Work requests accepted by post_send() / post_recv(). */
+	atomic_t send_wrs, recv_wrs;
+	/*
+	 * modify_qp() calls on QPs of each port, counted only while the
+	 * port's optional counter is switched on (@count_qp_modifies, set
+	 * by modify_hw_stat()).
+	 */
+	atomic_t qp_modifies[RDMA_MOCK_MAX_PORTS];
+	bool count_qp_modifies[RDMA_MOCK_MAX_PORTS];
+	atomic_t hw_stat_modifies;	/* modify_hw_stat() calls */
 
 	/* What the last create_ah() call saw. */
 	u32 last_ah_flags;

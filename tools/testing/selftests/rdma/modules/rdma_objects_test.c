@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 #include "rdma_ktap.h"
 #include "rdma_mock.h"
+#include "rdma_mock_fx.h"
 
 #define OT_WAIT_MS	3000
 #define OT_QKEY		0x11111111
@@ -28,39 +29,12 @@ static struct net_device *ot_ndev;
 static const u8 ot_mac[ETH_ALEN] = { 0x02, 0x52, 0x44, 0x0a, 0x00, 0x01 };
 static const u8 ot_peer_mac[ETH_ALEN] = { 0x02, 0x52, 0x44, 0x0a, 0x00, 0x02 };
 
-struct ot_fx {
-	struct rdma_mock_dev *md;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-};
-
-static bool fx_init(struct rdma_ktap_ctx *ctx, struct ot_fx *fx)
+static bool fx_init(struct rdma_ktap_ctx *ctx, struct rdma_mock_fx *fx)
 {
-	struct rdma_mock_dev *md;
-	struct ib_pd *pd;
-
-	memset(fx, 0, sizeof(*fx));
-	md = rdma_mock_create(ot_ndev, NULL);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(md), "registering a mock device: %ld",
-			    PTR_ERR(md)))
-		return false;
-	fx->md = md;
-	fx->dev = &md->ibdev;
-	pd = ib_alloc_pd(fx->dev, 0);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(pd), "ib_alloc_pd: %ld", PTR_ERR(pd)))
-		return false;
-	fx->pd = pd;
-	return true;
+	return rdma_mock_fx_init(ctx, fx, ot_ndev, NULL, 0);
 }
 
-static void fx_fini(struct ot_fx *fx)
-{
-	if (fx->pd)
-		ib_dealloc_pd(fx->pd);
-	rdma_mock_destroy(fx->md);
-}
-
-static struct ib_qp *qp_create(struct ot_fx *fx, enum ib_qp_type type,
+static struct ib_qp *qp_create(struct rdma_mock_fx *fx, enum ib_qp_type type,
 			       struct ib_cq *scq, struct ib_cq *rcq,
 			       struct ib_srq *srq)
 {
@@ -197,7 +171,7 @@ static int post_sends(struct ib_qp *qp, struct ib_ah *ah, struct ot_cqe *c,
 	return 0;
 }
 
-static struct ib_ah *ot_ah(struct ot_fx *fx)
+static struct ib_ah *ot_ah(struct rdma_mock_fx *fx)
 {
 	struct rdma_ah_attr attr = {};
 	union ib_gid dgid;
@@ -210,7 +184,7 @@ static struct ib_ah *ot_ah(struct ot_fx *fx)
 	return rdma_create_ah(fx->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 }
 
-static bool ot_wait_gid0(struct ot_fx *fx)
+static bool ot_wait_gid0(struct rdma_mock_fx *fx)
 {
 	union ib_gid gid;
 
@@ -226,7 +200,7 @@ static void cq_poll_context(struct rdma_ktap_ctx *ctx,
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
 	struct ot_cqe *c;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -290,7 +264,7 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 	kfree(c);
 }
 
@@ -350,7 +324,7 @@ static void cq_create_poll_notify(struct rdma_ktap_ctx *ctx)
 	struct ib_ah *ah = NULL;
 	struct ib_ud_wr wr = {};
 	struct ib_wc wc[4];
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int ret;
 
 	atomic_set(&legacy_notified, 0);
@@ -424,13 +398,13 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_destroy_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void cq_invalid(struct rdma_ktap_ctx *ctx)
 {
 	struct ib_cq *cq;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx))
 		goto out;
@@ -451,7 +425,7 @@ static void cq_invalid(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&fx.md->cq_destroys),
 		   atomic_read(&fx.md->cq_creates));
 out:
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- QPs --------------------------------------------------------------- */
@@ -462,7 +436,7 @@ static void qp_state_flow_ud(struct rdma_ktap_ctx *ctx)
 	struct ib_qp_attr attr = {};
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int ret;
 
 	if (!fx_init(ctx, &fx))
@@ -539,7 +513,7 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void qp_state_flow_rc_av(struct rdma_ktap_ctx *ctx)
@@ -550,7 +524,7 @@ static void qp_state_flow_rc_av(struct rdma_ktap_ctx *ctx)
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
 	union ib_gid dgid;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int mask, ret;
 
 	if (!fx_init(ctx, &fx) ||
@@ -633,7 +607,7 @@ out:
 		RDMA_KT_EQ(ctx, ib_destroy_qp(qp), 0);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static void qp_post_recv_and_flush(struct rdma_ktap_ctx *ctx)
@@ -646,7 +620,7 @@ static void qp_post_recv_and_flush(struct rdma_ktap_ctx *ctx)
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
 	struct ib_wc wc[4];
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int i, ret;
 
 	if (!fx_init(ctx, &fx))
@@ -696,7 +670,7 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ib_drain_qp() on the generic path: the mock flushes in ERR. */
@@ -705,7 +679,7 @@ static void qp_drain(struct rdma_ktap_ctx *ctx)
 	struct ib_qp_attr attr = { .port_num = 1 };
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx))
 		goto out;
@@ -731,7 +705,7 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- SRQ --------------------------------------------------------------- */
@@ -748,7 +722,7 @@ static void srq_flow(struct rdma_ktap_ctx *ctx)
 	struct ib_srq *srq = NULL;
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int ret;
 
 	if (!fx_init(ctx, &fx))
@@ -817,7 +791,7 @@ out:
 		ib_destroy_srq(srq);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- MR ---------------------------------------------------------------- */
@@ -829,7 +803,7 @@ static void mr_alloc_map_dereg(struct rdma_ktap_ctx *ctx)
 	struct ib_mr *mr = NULL;
 	void *buf[2] = {};
 	u32 lkey, rkey;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 	int n, ret;
 
 	if (!fx_init(ctx, &fx))
@@ -890,7 +864,7 @@ out:
 		ib_dereg_mr(mr);
 	free_page((unsigned long)buf[0]);
 	free_page((unsigned long)buf[1]);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- multicast --------------------------------------------------------- */
@@ -901,7 +875,7 @@ static void mcast_attach_detach(struct rdma_ktap_ctx *ctx)
 	union ib_gid mgid4, ucast;
 	struct ib_qp *qp = NULL, *rc = NULL;
 	struct ib_cq *cq = NULL;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 
 	ipv6_addr_set_v4mapped(htonl(0xe0010203), (struct in6_addr *)&mgid4);
 	ipv6_addr_set_v4mapped(htonl(0x0a0a0002), (struct in6_addr *)&ucast);
@@ -957,7 +931,7 @@ out:
 	}
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 /* ---- use counts -------------------------------------------------------- */
@@ -973,7 +947,7 @@ static void usecnt_pd_children(struct rdma_ktap_ctx *ctx)
 	struct ib_qp *qp = NULL;
 	struct ib_cq *cq = NULL;
 	struct ib_ah *ah = NULL;
-	struct ot_fx fx;
+	struct rdma_mock_fx fx;
 
 	if (!fx_init(ctx, &fx) ||
 	    !RDMA_KT_EXPECT(ctx, ot_wait_gid0(&fx), "GID 0 never appeared"))
@@ -1026,7 +1000,7 @@ out:
 		ib_destroy_qp(qp);
 	if (cq)
 		ib_free_cq(cq);
-	fx_fini(&fx);
+	rdma_mock_fx_fini(&fx);
 }
 
 static const struct rdma_ktap_case objects_cases[] = {

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * What the files of the nldev client share: nldev.c (devices, ports,
+ * links, system, notifications), nldev_res.c (resource tables) and
+ * nldev_stat.c (statistics).  Private to drivers/infiniband/core.
+ */
+#ifndef _NLDEV_PRIV_H
+#define _NLDEV_PRIV_H
+
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "nldev_attr.h"
+
+/*
+ * State of a device dump: cb->args[0] holds the next device index to
+ * report, and @fill writes one device's message body.  Commands that
+ * dump more than one message per device keep their own cursor in
+ * cb->args[1..].
+ */
+struct nldev_dump_ctx {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	u32 cmd;
+	bool show_details;
+	struct nlattr **tb;
+	int (*fill)(struct sk_buff *msg, struct ib_device *device,
+		    struct nldev_dump_ctx *ctx);
+	int err;
+};
+
+int nldev_fill_handle(struct sk_buff *msg, struct ib_device *device);
+struct ib_device *nldev_get_device(struct sk_buff *skb, struct nlattr **tb,
+				   struct netlink_ext_ack *extack);
+bool nldev_show_details(struct nlattr **tb);
+struct sk_buff *nldev_new_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
+				u32 cmd, struct nlmsghdr **reply_nlh);
+int nldev_send_reply(struct sk_buff *skb, struct sk_buff *msg,
+		     struct nlmsghdr *reply_nlh);
+int nldev_dump_devices(struct nldev_dump_ctx *ctx);
+int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+		      struct netlink_ext_ack *extack, u32 cmd,
+		      int (*fill)(struct sk_buff *msg, struct ib_device *device,
+				  struct nldev_dump_ctx *ctx));
+
+/* nldev_res.c */
+int nldev_res_get_obj_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			   struct netlink_ext_ack *extack);
+int nldev_res_get_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* nldev_stat.c */
+int nldev_stat_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			struct netlink_ext_ack *extack);
+int nldev_stat_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int nldev_stat_set_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			struct netlink_ext_ack *extack);
+int nldev_stat_del_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			struct netlink_ext_ack *extack);
+int nldev_stat_get_status_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			       struct netlink_ext_ack *extack);
+
+#endif /* _NLDEV_PRIV_H */

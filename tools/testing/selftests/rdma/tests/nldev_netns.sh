@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Namespace modes of the RDMA core, driven by iproute2's "rdma": shared
+# mode shows every device everywhere; exclusive mode shows a device only
+# in the namespace of its netdev; the mode switches from init_net only,
+# cannot go back to shared while a device lives in another namespace, and
+# a deleted namespace hands its devices back to init_net.  Devices of the
+# "mock" link type (rdma_nl_mock) on a veth pair.
+#
+# vms: 1
+# stack-a: project
+# timeout: 180
+
+# shellcheck disable=SC2317 # the phases are called through rdma_test_main
+# shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
+. "$(dirname "$0")/../harness/lib.sh"
+
+guest() {
+	local mark out
+
+	mark="nldev_netns $$"
+	kmsg_mark "$mark"
+	mkdir -p /run/netns
+	ktap_check "modprobe ib_core" modprobe ib_core
+	ktap_check "ip netns add ns1" ip netns add ns1
+	ktap_check "veth pair, one end in ns1" \
+		ip link add vh0 type veth peer name vn0 netns ns1
+	ip link set vh0 up
+	ip -n ns1 link set vn0 up
+
+	# Shared mode: a device made in init_net is seen from ns1 as well.
+	expect_out "sys show: shared by default" 'netns shared' rdma sys show
+	ktap_check "link add mkh on vh0 (init_net)" \
+		rdma link add mkh type mock netdev vh0
+	expect_out "shared: ns1 sees mkh" 'mkh' ip netns exec ns1 rdma dev show
+
+	# Mode changes: only from init_net.
+	expect_fail "sys set netns exclusive from ns1 is refused" '.' \
+		ip netns exec ns1 rdma system set netns exclusive
+	ktap_check "sys set netns exclusive" rdma system set netns exclusive
+	expect_out "sys show: exclusive" 'netns exclusive' rdma sys show
+	expect_none "exclusive: ns1 no longer sees mkh" 'mkh' \
+		ip netns exec ns1 rdma dev show
+	expect_out "exclusive: init_net still sees mkh" 'mkh' rdma dev show
+
+	# A device made inside ns1 belongs to ns1.
+	ktap_check "link add mkn on vn0 from ns1" \
+		ip netns exec ns1 rdma link add mkn type mock netdev vn0
+	expect_out "exclusive: ns1 sees mkn" 'mkn' ip netns exec ns1 rdma dev show
+	expect_out "exclusive: ns1 sees mkn's link and netdev" \
+		'link mkn/1 .*netdev vn0' ip netns exec ns1 rdma link show
+	expect_none "exclusive: init_net does not see mkn" 'mkn' rdma dev show
+	expect_fail "exclusive: init_net cannot address mkn" '.' \
+		rdma dev show mkn
+	expect_fail "back to shared while mkn lives in ns1: busy" 'busy' \
+		rdma system set netns shared
+	expect_fail "dev set netns: not supported" 'not supported' \
+		rdma dev set mkh netns ns1
+
+	# Deleting ns1 hands mkn back to init_net; then shared mode may return.
+	ktap_check "ip netns del ns1" ip netns del ns1
+	retry_until 10 sh -c 'rdma dev show | grep -q mkn'
+	expect_out "mkn fell back to init_net" 'mkn' rdma dev show
+	ktap_check "sys set netns shared" rdma system set netns shared
+	expect_out "sys show: shared again" 'netns shared' rdma sys show
+
+	out=$(kmsg_since "$mark" | _kernel_trouble)
+	if [ -z "$out" ]; then
+		ktap_ok "kernel log clean"
+	else
+		ktap_fail "kernel log clean" "$out"
+	fi
+	ktap_diag "$(kmsg_since "$mark" | tail -n 20)"
+	ip link del vh0 2>/dev/null
+	check_modules_unload rdma_nl_mock
+}
+
+rdma_test_main "$@"
