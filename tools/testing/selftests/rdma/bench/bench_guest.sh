@@ -403,18 +403,16 @@ measure_lat() {
 
 # ------------------------------------------------------------ counters --
 
-# What the stacks count, for reading the numbers: the device's counters
-# (retries, drops...: stock hw_counters, the project's rxe_counters), UDP
-# and NIC counters.
+# What the stacks count, for reading the numbers: the port's hw_counters
+# (both stacks: stock rdma_rxe's names, retries, duplicates, RNR...; the
+# project's rxe adds sent_bytes, rcvd_bytes and one drop_<cause> each),
+# UDP and NIC counters.
 snapshot() {
 	local f
 
 	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
 		[ -r "$f" ] && echo "hw.${f##*/} $(cat "$f" 2>/dev/null)"
 	done
-	# The project's rxe lists its counters in one file ("name value").
-	f=/sys/class/infiniband/rxe0/rxe_counters
-	[ -r "$f" ] && awk '{ print "hw." $1, $2 }' "$f"
 	awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
 		       else for (i = 2; i <= NF; i++) print "udp." k[i], $i }' /proc/net/snmp
 	for f in rx_packets tx_packets rx_dropped tx_dropped; do
