@@ -27,6 +27,7 @@
 #                     longer mean what their names say
 # and those of harness/common.sh (KVER, STAGE, BUILD, QEMU, VM_MEM).
 
+# shellcheck source-path=SCRIPTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd -P)
 # shellcheck source=../harness/common.sh
