@@ -14,6 +14,7 @@
 #   make fuzz                 libFuzzer targets, FUZZ_SECONDS=N each (default 10)
 #   make check                deps, build, every test; last line "N passed, N failed"
 #   make run                  the end-to-end demo on two QEMU guests
+#   make bench                our stack against stock rxe, side by side
 #   make deps                 install the Debian packages the above need
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -24,11 +25,14 @@ KVER ?= $(if $(KDIR),$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null))
 SELFTESTS := $(TOP)/tools/testing/selftests/rdma
 TESTMODS := $(SELFTESTS)/modules
 ULPSRC := $(SELFTESTS)/ulp
+BENCHSRC := $(SELFTESTS)/bench
 STAGE ?= $(TOP)/build/stage
 # The test ULP built against the stock kernel (its headers and symbols), for
 # stock guests: one source, built for each stack.
 STOCK_ULP := $(TOP)/build/ulp-stock
 STAGE_STOCK ?= $(TOP)/build/stage-stock
+# The same for the load generator of make bench.
+STOCK_BENCH := $(TOP)/build/bench-stock
 
 # Our include/ must be searched before the kernel's own include/ so that
 # <rdma/...> resolves to this tree.  Kbuild puts NOSTDINC_FLAGS ahead of
@@ -43,7 +47,7 @@ KMAKE = $(MAKE) -C $(KDIR) $(OURINC) $(if $(W),W=$(W)) $(if $(C),C=$(C))
 KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
-.PHONY: all modules testmods ulp-stock clean distclean modules_install stage deps lint check \
+.PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install stage deps lint check \
 	run help kdir-check print-kver unit fuzz
 
 all: modules testmods
@@ -61,6 +65,7 @@ modules: kdir-check
 testmods: modules
 	$(KMAKE) M=$(TESTMODS) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
 	$(KMAKE) M=$(ULPSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+	$(KMAKE) M=$(BENCHSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
 
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates $(KSIGN) \
@@ -73,11 +78,19 @@ ulp-stock: kdir-check
 	cp $(ULPSRC)/Kbuild $(ULPSRC)/*.c $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_ULP) modules
 
+bench-stock: kdir-check
+	mkdir -p $(STOCK_BENCH)
+	cp $(BENCHSRC)/Kbuild $(BENCHSRC)/*.[ch] $(STOCK_BENCH)/
+	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_BENCH) modules
+
 # What the QEMU guests load: every module plus the KTAP test modules; the
-# stock build of the test ULP goes to its own stage for stock guests.
-stage: all ulp-stock
+# stock builds of the test ULP and of the bench load generator go to their
+# own stage for stock guests.
+stage: all ulp-stock bench-stock
 	rm -rf $(STAGE) $(STAGE_STOCK)
 	$(MAKE) -C $(KDIR) M=$(STOCK_ULP) INSTALL_MOD_PATH=$(STAGE_STOCK) \
+		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
+	$(MAKE) -C $(KDIR) M=$(STOCK_BENCH) INSTALL_MOD_PATH=$(STAGE_STOCK) \
 		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(STAGE) INSTALL_MOD_DIR=updates \
 		DEPMOD=true $(KINSTALL) modules_install
@@ -85,12 +98,15 @@ stage: all ulp-stock
 		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(ULPSRC) INSTALL_MOD_PATH=$(STAGE) \
 		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
+	$(MAKE) -C $(KDIR) M=$(BENCHSRC) INSTALL_MOD_PATH=$(STAGE) \
+		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
 
 clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TOP) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TESTMODS) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(ULPSRC) clean
-	rm -rf $(STAGE) $(STAGE_STOCK) $(STOCK_ULP)
+	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(BENCHSRC) clean
+	rm -rf $(STAGE) $(STAGE_STOCK) $(STOCK_ULP) $(STOCK_BENCH)
 	$(MAKE) -s -C $(UNITDIR) clean
 
 # Also drop the QEMU harness cache, test results and the lint tools.
@@ -118,8 +134,13 @@ check: deps
 run: deps stage
 	@bash $(SELFTESTS)/run_demo.sh
 
+# Not part of make check: boots guests of each stack, prints one
+# "bench: NAME project=X stock=Y ratio=R" line per measure, writes JSON.
+bench: deps stage
+	@bash $(BENCHSRC)/run_bench.sh
+
 help:
-	@sed -n '3,17p' $(TOP)/Makefile
+	@sed -n '3,18p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)

@@ -47,7 +47,7 @@ build_w1() {
 own_headers_only() {
 	local used
 	used=$(find "$top/drivers" "$top/tools/testing/selftests/rdma/modules" \
-		"$top/tools/testing/selftests/rdma/ulp" \
+		"$top/tools/testing/selftests/rdma/ulp" "$top/tools/testing/selftests/rdma/bench" \
 		-name '.*.o.cmd' -exec cat {} + | tr ' ' '\n' |
 		grep -E '/include/rdma/[^ ]+\.h' | grep -v "^$top/include/rdma/" | sort -u)
 	[ -z "$used" ] || { echo "kernel rdma headers used: $used"; return 1; }

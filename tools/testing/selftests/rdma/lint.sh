@@ -22,7 +22,7 @@ note() { printf 'lint: %s\n' "$*"; }
 # C sources and headers we own (test modules included), and Kconfig files.
 mapfile -t cfiles < <(git ls-files -co --exclude-standard \
 	'drivers/*.[ch]' 'include/*.h' 'tools/testing/selftests/rdma/modules/*.[ch]' \
-	'tools/testing/selftests/rdma/ulp/*.[ch]' \
+	'tools/testing/selftests/rdma/ulp/*.[ch]' 'tools/testing/selftests/rdma/bench/*.[ch]' \
 	| grep -v '\.mod\.c$' | sort -u)
 mapfile -t kconfigs < <(git ls-files -co --exclude-standard 'drivers/*Kconfig' | sort -u)
 
@@ -69,7 +69,7 @@ fi
 
 # --- sparse -------------------------------------------------------------------
 sp_log=$(mktemp)
-make -s -C "$top" C=2 W=1 modules testmods ulp-stock >"$sp_log" 2>&1
+make -s -C "$top" C=2 W=1 modules testmods ulp-stock bench-stock >"$sp_log" 2>&1
 sp_rc=$?
 sp_out=$(grep -E ': (warning|error):' "$sp_log")
 if [ $sp_rc -ne 0 ] || [ -n "$sp_out" ]; then

@@ -1,0 +1,466 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of make bench (run_bench.sh boots two guests of one stack
+# and runs this in each through the harness).  Guest a drives: AH loops,
+# sends, pings; guest b receives, counts and echoes.  Both walk through
+# the same sequence of sync points (TCP on the QEMU wire, one port pair
+# each), whatever fails, so a measure that cannot run on a stack costs a
+# few seconds and never the measures after it.
+#
+# Each guest appends its numbers to $RESULTS/bench.txt, one line each:
+#   NAME rep=N value=V [key=value...]     one repetition's result
+#   NAME na reason=TEXT...                the measure could not run (TEXT
+#                                         is the rest of the line)
+# run_bench.sh merges both guests' files.  KTAP goes to the console.
+#
+# vms: 2
+# timeout: 900
+
+# shellcheck disable=SC2317 # the phases are called through rdma_test_main
+# shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
+. "$(dirname "$0")/../harness/lib.sh"
+
+# run_bench.sh writes the settings of the run next to the guests' result
+# folders (the host's file system is the guest's, read-only).
+# shellcheck disable=SC1091
+[ -n "${RESULTS:-}" ] && [ -r "$RESULTS/../run.env" ] && . "$RESULTS/../run.env"
+REPEATS=${BENCH_REPEATS:-2}
+SECS=${BENCH_SECS:-3}
+PING_ITERS=${BENCH_PING_ITERS:-200}
+MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc}
+UD_SIZE=1024
+RC_SIZE=${BENCH_RC_SIZE:-65536}
+# Sends in flight (0: rdma_bench's defaults, 32 UD and 8 RC); for
+# exploring where a stack's time goes, not for the reported lines.
+UD_WINDOW=${BENCH_UD_WINDOW:-0}
+RC_WINDOW=${BENCH_RC_WINDOW:-0}
+LAT_SIZE=64
+UDP_PORT=4792
+
+PARAMS=/sys/module/rdma_bench/parameters
+OUT=$RESULTS/bench.txt
+SYNC_PORT=20000
+# A guest waits this long at a sync point for its peer: long enough for
+# the other guest's longest stretch alone (the AH loops).
+SYNC_WAIT=$((60 + 2 * REPEATS * (SECS + 5)))
+
+# ------------------------------------------------------------------ sync --
+
+_serve() {	# _serve PORT VALUE: hand VALUE to the peer's _fetch
+	echo "$2" | timeout "$SYNC_WAIT" busybox nc -l -p "$1" >/dev/null 2>&1
+}
+
+_fetch() {	# _fetch PORT: the value the peer serves on PORT
+	local v end=$((SECONDS + SYNC_WAIT))
+
+	while [ "$SECONDS" -lt "$end" ]; do
+		v=$(timeout 5 busybox nc "$PEER_IP" "$1" </dev/null 2>/dev/null)
+		[ -n "$v" ] && { echo "$v"; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# swap VALUE: both guests call it at the same point; prints the peer's
+# VALUE (empty if the peer never came).  It is also the barrier.
+swap() {
+	local port=$SYNC_PORT v
+
+	SYNC_PORT=$((SYNC_PORT + 2))
+	if [ "$RDMA_ROLE" = a ]; then
+		_serve "$port" "$1"
+		_fetch $((port + 1))
+	else
+		v=$(_fetch "$port")
+		_serve $((port + 1)) "$1"
+		echo "$v"
+	fi
+}
+
+sync_point() {
+	swap x >/dev/null
+}
+
+# ------------------------------------------------------------ commands --
+
+# bench WORDS...: run one rdma_bench command; prints its result line and
+# returns its status.
+bench() {
+	local err
+
+	if [ ! -w "$PARAMS/ctl" ]; then
+		echo "rdma_bench is not loaded"
+		return 1
+	fi
+	if err=$( (echo "$*" >"$PARAMS/ctl") 2>&1); then
+		cat "$PARAMS/result"
+		return 0
+	fi
+	echo "$(cat "$PARAMS/result" 2>/dev/null) ${err##*: }"
+	return 1
+}
+
+# field KEY LINE: the value of KEY=... in LINE
+field() {
+	local w
+
+	for w in $2; do
+		[ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return 0; }
+	done
+	return 1
+}
+
+# calib: nanoseconds the guest takes for rdma_bench's fixed CPU work now
+# (empty if it cannot tell).
+calib() {
+	local out
+
+	out=$(bench calib) && field ns "$out"
+}
+
+# gmean N...: geometric mean of the positive numbers among N... (empty if
+# none), the calibration of a repetition from its several readings.
+gmean() {
+	echo "$@" | awk '{ for (i = 1; i <= NF; i++) if ($i > 0) { s += log($i); n++ } }
+		END { if (n) printf "%d", exp(s / n) }'
+}
+
+wanted() {
+	[[ " $MEASURES " == *" $1 "* ]]
+}
+
+# NA[measure] holds why a measure could not run on this guest, FAILED
+# why its last failed repetition failed.
+declare -A NA FAILED
+
+# A reason on one line for bench.txt (it ends the line there).
+na_word() {
+	local w=${1//$'\n'/; }
+
+	echo "${w:-unknown}"
+}
+
+record() {	# record NAME REP VALUE EXTRA...
+	local name=$1 rep=$2 value=$3
+
+	shift 3
+	echo "$name rep=$rep value=$value $*" >>"$OUT"
+}
+
+fail_measure() {	# fail_measure NAME REASON
+	[ -n "${NA[$1]:-}" ] && return
+	NA[$1]=$2
+	echo "$1 na reason=$(na_word "$2")" >>"$OUT"
+	ktap_skip "$1" "n/a: ${2//$'\n'/; }"
+}
+
+# done_measure NAME: ok with its number of samples, n/a if it has none.
+done_measure() {
+	local n
+
+	[ -n "${NA[$1]:-}" ] && return
+	n=$(grep -c "^$1 rep=" "$OUT")
+	if [ "$n" -eq 0 ]; then
+		fail_measure "$1" "every repetition failed, the last: ${FAILED[$1]:-?}"
+	else
+		ktap_ok "$1 ($n of $REPEATS repetitions)"
+	fi
+}
+
+# try NAME WORDS...: a bench command for measure NAME; on failure the
+# measure is marked n/a with the command's result as the reason.
+try() {
+	local name=$1 out
+
+	shift
+	[ -n "${NA[$name]:-}" ] && return 1
+	if out=$(bench "$@"); then
+		echo "$out"
+		return 0
+	fi
+	fail_measure "$name" "$1: $out"
+	return 1
+}
+
+# --------------------------------------------------------------- setup --
+
+bench_ko() {
+	if [ "$RDMA_STACK" = stock ]; then
+		find "$REPO/build/stage-stock/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
+	else
+		find "$STAGE/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
+	fi
+}
+
+RDMA_MEASURES=(ah_pairs_per_s ah_atomic_pairs_per_s ud_msg_per_s ud_lat_us rc_mb_per_s)
+
+# na_all REASON MEASURE...: mark measures n/a before they run
+na_all() {
+	local why=$1 m
+
+	shift
+	for m in "$@"; do
+		NA[$m]=$why
+		echo "$m na reason=$(na_word "$why")" >>"$OUT"
+	done
+}
+
+# The load generator first (the UDP limit needs nothing else), then rxe0.
+setup() {
+	local ko gid out
+
+	modprobe udp_tunnel 2>/dev/null
+	modprobe ib_core 2>/dev/null
+	ko=$(bench_ko)
+	if [ -z "$ko" ]; then
+		out="rdma_bench.ko is not staged for the $RDMA_STACK stack"
+	elif ! out=$(insmod "$ko" 2>&1); then
+		out="insmod $ko: ${out//$'\n'/; }"
+	else
+		out=
+	fi
+	if [ -n "$out" ]; then
+		ktap_skip "setup: rdma_bench" "$out"
+		na_all "$out" udp_limit_msg_per_s "${RDMA_MEASURES[@]}"
+		return
+	fi
+	ktap_ok "setup: rdma_bench"
+	if ! out=$(rdma_link_add_rxe rxe0 2>&1); then
+		out="rdma link add rxe0 type rxe: ${out//$'\n'/; }"
+	else
+		for _ in $(seq 100); do
+			gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
+			[[ "$gid" == *:ffff:* ]] && break
+			sleep 0.2
+		done
+		if out=$(retry_until 20 bench info); then
+			ktap_diag "rdma_bench: ${out##*$'\n'} ($(modinfo -n ib_core 2>/dev/null))"
+			out=
+		else
+			out="rdma_bench has no RoCE v2 IPv4 GID on rxe0: ${out##*$'\n'}"
+		fi
+	fi
+	if [ -n "$out" ]; then
+		ktap_skip "setup: rxe0" "$out"
+		na_all "$out" "${RDMA_MEASURES[@]}"
+	else
+		ktap_ok "setup: rxe0"
+	fi
+}
+
+# ------------------------------------------------------------ measures --
+
+# AH create/destroy pairs, guest a alone; b waits at the sync point.
+measure_ah() {
+	local name=$1 atomic=$2 r out c1
+
+	sync_point
+	if [ "$RDMA_ROLE" = a ]; then
+		for r in $(seq "$REPEATS"); do
+			c1=$(calib)
+			out=$(try "$name" ah secs="$SECS" atomic="$atomic" \
+				dest="$PEER_IP" dmac="$PEER_MAC") || break
+			record "$name" "$r" "$(field rate "$out")" \
+				"calib_ns=$(gmean "$c1" "$(calib)")" "$out"
+		done
+		done_measure "$name"
+	fi
+	sync_point
+}
+
+# One timed stream, a -> b: b clears its counters, a sends, b reads them.
+# stream_rep NAME REP SEND-WORDS...: b records its rate (a records what it
+# sent).  A repetition whose sender failed or saw a failed completion
+# (an RC QP that broke) is not a sample: b notes it as NAME.failed.
+stream_rep() {
+	local name=$1 rep=$2 out sender c1 peer_calib
+
+	shift 2
+	[ "$RDMA_ROLE" = b ] && try "$name" clear >/dev/null
+	c1=$(calib)
+	sync_point
+	if [ "$RDMA_ROLE" = a ]; then
+		sender=skipped
+		if [ -z "${NA[$name]:-}" ]; then
+			sender=$(bench "$@") || sender="failed: $sender"
+			record "$name.sender" "$rep" "$(field rate "$sender")" "$sender"
+		fi
+		sender="calib=$c1,$(calib) $sender"
+	fi
+	sender=$(swap "${sender:-x}")
+	[ "$RDMA_ROLE" = b ] || return 0
+	peer_calib=$(field calib "$sender")
+	sender=${sender#calib=* }
+	out=$(try "$name" stats) || return
+	# A UDP send that failed (-ENOBUFS: the NIC queue was full) is part
+	# of the limit; a failed RDMA send completion is not.
+	if [ "${sender:0:7}" = failed: ] || { [ "$name" != udp_limit_msg_per_s ] &&
+		[ "$(field errors "$sender" || echo 1)" != 0 ]; }; then
+		echo "$name.failed rep=$rep sender: $sender; receiver: $out" >>"$OUT"
+		ktap_diag "$name: repetition $rep failed: sender: $sender"
+		FAILED[$name]="sender: $sender"
+		return
+	fi
+	if [ "$(field msgs "$out" || echo 0)" -lt 2 ]; then
+		echo "$name.failed rep=$rep receiver: $out" >>"$OUT"
+		FAILED[$name]="receiver counted $(field msgs "$out") messages"
+		return
+	fi
+	c1="calib_ns=$(gmean "$c1" "$(calib)" "${peer_calib%,*}" "${peer_calib#*,}")"
+	case $name in
+	rc_mb_per_s)
+		record "$name" "$rep" "$(awk -v b="$(field bps "$out")" 'BEGIN { printf "%.3f", b / 1e6 }')" "$c1" "$out" ;;
+	*)
+		record "$name" "$rep" "$(field rate "$out")" "$c1" "$out" ;;
+	esac
+}
+
+# connect_qp NAME QP-WORDS...: "qp" on both guests, swap QP number and
+# PSN, "connect" towards the peer.
+connect_qp() {
+	local name=$1 out mine peer
+
+	shift
+	out=$(try "$name" qp "$@") && mine="$(field qpn "$out"):$(field psn "$out")"
+	peer=$(swap "${mine:-none}")
+	case $peer in
+	[0-9]*:[0-9]*) ;;
+	*) fail_measure "$name" "no QP number from the peer (${peer:-nothing})" ;;
+	esac
+	try "$name" connect dest="$PEER_IP" dmac="$PEER_MAC" \
+		dqpn="${peer%%:*}" dpsn="${peer##*:}" >/dev/null
+	sync_point
+}
+
+# The raw UDP limit and the UD rate, one repetition of each in turn, so
+# that rxe_vs_udp_limit compares numbers taken moments apart (the host's
+# load drifts over minutes).  Either may be left out (BENCH_MEASURES).
+measure_ud_udp() {
+	local udp=udp_limit_msg_per_s ud=ud_msg_per_s r
+
+	if wanted udp && [ "$RDMA_ROLE" = b ]; then
+		try "$udp" udp_listen port="$UDP_PORT" >/dev/null
+	fi
+	wanted ud && connect_qp "$ud" type=ud size="$UD_SIZE"
+	for r in $(seq "$REPEATS"); do
+		wanted udp && stream_rep "$udp" "$r" udp_send dest="$PEER_IP" \
+			port="$UDP_PORT" secs="$SECS" size="$UD_SIZE"
+		wanted ud && stream_rep "$ud" "$r" send secs="$SECS" size="$UD_SIZE" \
+			window="$UD_WINDOW"
+	done
+	bench udp_close >/dev/null
+	bench close >/dev/null
+	if [ "$RDMA_ROLE" = b ]; then
+		wanted udp && done_measure "$udp"
+		wanted ud && done_measure "$ud"
+	fi
+	sync_point
+}
+
+# RC: a fresh pair of QPs for every repetition, so that one that broke
+# (retry counter exceeded on a stalled host) costs one sample, not all.
+measure_rc() {
+	local name=rc_mb_per_s r
+
+	for r in $(seq "$REPEATS"); do
+		connect_qp "$name" type=rc size="$RC_SIZE"
+		stream_rep "$name" "$r" send secs="$SECS" size="$RC_SIZE" \
+			window="$RC_WINDOW"
+		bench close >/dev/null
+	done
+	[ "$RDMA_ROLE" = b ] && done_measure "$name"
+	sync_point
+}
+
+measure_lat() {
+	local name=ud_lat_us r out c1 peer
+
+	if [ "$RDMA_ROLE" = a ]; then
+		connect_qp "$name" type=ud size="$LAT_SIZE"
+	else
+		connect_qp "$name" type=ud size="$LAT_SIZE" echo=1
+	fi
+	# Both guests take part in a round trip: both are timed around it.
+	for r in $(seq "$REPEATS"); do
+		c1=$(calib)
+		sync_point
+		out=
+		[ "$RDMA_ROLE" = a ] && { out=$(try "$name" ping iters="$PING_ITERS" size="$LAT_SIZE") || out=; }
+		sync_point
+		peer=$(swap "$c1,$(calib)")
+		if [ "$RDMA_ROLE" != a ] || [ -z "$out" ]; then
+			continue
+		fi
+		record "$name" "$r" "$(awk -v n="$(field lat_med_ns "$out")" 'BEGIN { printf "%.1f", n / 1000 }')" \
+			"calib_ns=$(gmean "${c1}" "${peer%,*}" "${peer#*,}")" "$out"
+	done
+	[ "$RDMA_ROLE" = a ] && done_measure "$name"
+	sync_point
+	bench close >/dev/null
+	sync_point
+}
+
+# ------------------------------------------------------------ counters --
+
+# What the stacks count, for reading the numbers: the port's hw_counters
+# (both stacks: stock rdma_rxe's names, retries, duplicates, RNR...; the
+# project's rxe adds sent_bytes, rcvd_bytes and one drop_<cause> each),
+# UDP and NIC counters.
+snapshot() {
+	local f
+
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		[ -r "$f" ] && echo "hw.${f##*/} $(cat "$f" 2>/dev/null)"
+	done
+	awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		       else for (i = 2; i <= NF; i++) print "udp." k[i], $i }' /proc/net/snmp
+	for f in rx_packets tx_packets rx_dropped tx_dropped; do
+		echo "net.$f $(cat "/sys/class/net/$NETDEV/statistics/$f")"
+	done
+}
+
+# counted NAME FUNCTION ARGS...: run a measure; append what changed in the
+# counters meanwhile to bench.txt as "NAME.counters key=delta...".
+counted() {
+	local name=$1 before
+
+	shift
+	before=$(snapshot)
+	"$@"
+	echo "$name.counters$(snapshot | awk 'NR == FNR { a[$1] = $2; next }
+		$2 ~ /^[0-9]+$/ && $2 != a[$1] { printf " %s=%d", $1, $2 - a[$1] }' \
+		<(echo "$before") -)" >>"$OUT"
+}
+
+# --------------------------------------------------------------- main --
+
+guest() {
+	local mod
+
+	: >"$OUT"
+	ktap_diag "bench: $RDMA_STACK stack, $REPEATS repeats of ${SECS}s, measures: $MEASURES"
+	setup
+	sync_point
+	wanted ah && counted ah_pairs_per_s measure_ah ah_pairs_per_s 0
+	wanted ah_atomic && counted ah_atomic_pairs_per_s measure_ah ah_atomic_pairs_per_s 1
+	if wanted udp || wanted ud; then
+		counted ud_msg_per_s+udp_limit_msg_per_s measure_ud_udp
+	fi
+	wanted lat && counted ud_lat_us measure_lat
+	wanted rc && counted rc_mb_per_s measure_rc
+
+	if module_loaded rdma_bench; then
+		ktap_check "rmmod rdma_bench" rmmod rdma_bench
+	fi
+	mod=$(dmesg | _kernel_trouble)
+	if [ -n "$mod" ]; then
+		ktap_fail "kernel log clean" "$mod"
+	else
+		ktap_ok "kernel log clean"
+	fi
+	check_modules_unload
+	sync_point
+}
+
+rdma_test_main "$@"
