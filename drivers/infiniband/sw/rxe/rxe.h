@@ -41,8 +41,12 @@
 #define RXE_MAX_FMR_PAGES	512
 #define RXE_MAX_MCAST_GRP	64
 #define RXE_MAX_MCAST_QP_ATTACH	16
-/* Packets the requester sends before it asks for an ACK anyway */
-#define RXE_ACK_EVERY		16
+/*
+ * Packets the requester sends before it asks for an ACK anyway: half the
+ * window of RXE_MAX_UNACKED_PSNS, so that the ACK is back before the
+ * window closes.  A 64 KiB message at MTU 1024 then draws one ACK.
+ */
+#define RXE_ACK_EVERY		(RXE_MAX_UNACKED_PSNS / 2)
 /* Work an engine run does before it yields to a work item */
 #define RXE_ENGINE_BUDGET	64
 
