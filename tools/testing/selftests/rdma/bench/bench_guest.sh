@@ -35,6 +35,10 @@ RC_SIZE=${BENCH_RC_SIZE:-65536}
 # exploring where a stack's time goes, not for the reported lines.
 UD_WINDOW=${BENCH_UD_WINDOW:-0}
 RC_WINDOW=${BENCH_RC_WINDOW:-0}
+# 1: each guest samples its kernel with perf during every stream and keeps
+# the report as RESULTS/perf-NAME-REP.txt (for finding where time goes;
+# sampling costs a little of the measured rate).
+PROFILE=${BENCH_PROFILE:-0}
 LAT_SIZE=64
 UDP_PORT=4792
 
@@ -269,6 +273,20 @@ measure_ah() {
 	sync_point
 }
 
+# profile_start / profile_stop NAME REP: perf samples of the whole guest
+# (software clock, call graphs) while a stream runs.
+profile_start() {
+	perf record -q -a -g -e cpu-clock -o /tmp/perf.data -- \
+		sleep $((SECS + 1)) >/dev/null 2>&1 &
+	PROFILE_PID=$!
+}
+
+profile_stop() {
+	wait "$PROFILE_PID" 2>/dev/null
+	perf report -q -i /tmp/perf.data --stdio --no-children --sort sym \
+		-g none --percent-limit 0.5 >"$RESULTS/perf-$1-$2.txt" 2>&1
+}
+
 # One timed stream, a -> b: b clears its counters, a sends, b reads them.
 # stream_rep NAME REP SEND-WORDS...: b records its rate (a records what it
 # sent).  A repetition whose sender failed or saw a failed completion
@@ -280,6 +298,7 @@ stream_rep() {
 	[ "$RDMA_ROLE" = b ] && try "$name" clear >/dev/null
 	c1=$(calib)
 	sync_point
+	[ "$PROFILE" = 1 ] && profile_start
 	if [ "$RDMA_ROLE" = a ]; then
 		sender=skipped
 		if [ -z "${NA[$name]:-}" ]; then
@@ -288,6 +307,7 @@ stream_rep() {
 		fi
 		sender="calib=$c1,$(calib) $sender"
 	fi
+	[ "$PROFILE" = 1 ] && profile_stop "$name" "$rep"
 	sender=$(swap "${sender:-x}")
 	[ "$RDMA_ROLE" = b ] || return 0
 	peer_calib=$(field calib "$sender")

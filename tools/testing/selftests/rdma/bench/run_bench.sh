@@ -22,6 +22,7 @@
 #   BENCH_STACKS      default "stock project"
 #   BENCH_MEASURES    default "ah ah_atomic udp ud lat rc"
 #   BENCH_RC_SIZE, BENCH_UD_WINDOW, BENCH_RC_WINDOW
+#   BENCH_PROFILE     1: a perf profile of both guests during every stream
 #                     for exploring only: RC message size (65536), sends
 #                     in flight (0 = 32 UD, 8 RC); the lines then no
 #                     longer mean what their names say
@@ -81,6 +82,7 @@ run_boot() {
 		BENCH_RC_SIZE=${BENCH_RC_SIZE:-65536}
 		BENCH_UD_WINDOW=${BENCH_UD_WINDOW:-0}
 		BENCH_RC_WINDOW=${BENCH_RC_WINDOW:-0}
+		BENCH_PROFILE=${BENCH_PROFILE:-0}
 	EOF
 	# Boot, set-up, six measures of REPEATS timed runs plus sync points,
 	# with room for a host so busy that all of it runs at a third of the
