@@ -96,6 +96,7 @@ static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
 
 static void rxe_comp_progress(struct rxe_qp *qp)
 {
+	qp->comp.rewound = false;
 	qp->comp.retry_cnt = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	if (rxe_psn_diff(qp->req.psn, qp->comp.psn) > 0)
@@ -162,6 +163,7 @@ static void rxe_comp_retry_now(struct rxe_qp *qp)
 		return;
 	}
 	qp->comp.retry_cnt--;
+	qp->comp.rewound = true;
 	rxe_count(qp->rxe, RXE_CNT_RETRY);
 	rxe_req_retry(qp);
 	rxe_retrans_timer_arm(qp);
@@ -173,8 +175,13 @@ static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	u32 off;
 
 	if (pkt->psn != qp->comp.psn) {
-		/* A response went missing: ask again from the gap. */
-		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0)
+		/*
+		 * A response went missing: ask again from the gap, once; the
+		 * rest of the old response stream is ignored until the
+		 * resent request is answered (or the timer fires).
+		 */
+		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
+		    !qp->comp.rewound)
 			rxe_comp_retry_now(qp);
 		return;
 	}
@@ -213,7 +220,8 @@ static void rxe_comp_atomic_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	u64 orig;
 
 	if (pkt->psn != qp->comp.psn) {
-		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0)
+		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
+		    !qp->comp.rewound)
 			rxe_comp_retry_now(qp);
 		return;
 	}
@@ -240,6 +248,15 @@ static void rxe_comp_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
 	u8 syn = rxe_aeth_syn(rxe_pkt_ext(pkt, RXE_MASK_AETH));
 	u32 psn = pkt->psn;
+
+	/*
+	 * A NAK names the PSN the responder expects: one before the oldest
+	 * unacknowledged PSN is stale (it was sent before a later ACK) and
+	 * must not rewind the requester.
+	 */
+	if ((syn & RXE_AETH_TYPE_MASK) != RXE_AETH_ACK &&
+	    rxe_psn_diff(psn, qp->comp.psn) < 0)
+		return;
 
 	switch (syn & RXE_AETH_TYPE_MASK) {
 	case RXE_AETH_ACK:
