@@ -386,6 +386,13 @@ static bool rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 
 static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
+	/*
+	 * With immediate: a receive WQE must be there before anything of
+	 * the packet is taken, so that after an RNR NAK its resend finds
+	 * the responder where it was.
+	 */
+	if ((pkt->mask & RXE_MASK_IMMDT) && !rxe_resp_get_wqe(qp, pkt))
+		return false;
 	if (pkt->mask & RXE_MASK_FIRST) {
 		const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
 		u32 len = rxe_reth_len(reth);
@@ -418,9 +425,6 @@ static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	/* With immediate: a receive WQE must be there before data lands. */
-	if ((pkt->mask & RXE_MASK_IMMDT) && !rxe_resp_get_wqe(qp, pkt))
-		return false;
 	if (pkt->paylen)
 		rxe_mr_copy(qp->resp.mr, qp->resp.va,
 			    (void *)rxe_pkt_payload(pkt), pkt->paylen, true);
