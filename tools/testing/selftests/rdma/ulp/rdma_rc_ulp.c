@@ -84,7 +84,7 @@ MODULE_PARM_DESC(retry_cnt, "retransmissions before a message fails");
 static uint min_rnr_timer = 20;
 module_param(min_rnr_timer, uint, 0444);
 MODULE_PARM_DESC(min_rnr_timer, "RNR NAK timer code this end asks for");
-static uint rnr_delay_ms = 200;
+static uint rnr_delay_ms = 1000;
 module_param(rnr_delay_ms, uint, 0444);
 MODULE_PARM_DESC(rnr_delay_ms, "active: delay of the receive in the RNR case");
 static uint iters = 16;
