@@ -288,6 +288,13 @@ static void rxe_comp_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_comp_ack_upto(qp, rxe_psn_add(psn, -1));
 		switch (syn & 0x1f) {
 		case RXE_NAK_PSN_SEQ:
+			/*
+			 * While an RNR NAK is waited out, the requester resends
+			 * from its PSN anyway: a sequence NAK the rest of that
+			 * message drew is no reason to spend a retry.
+			 */
+			if (qp->req.rnr_wait && psn == qp->comp.psn)
+				break;
 			qp->comp.psn = psn;
 			rxe_comp_retry_now(qp);
 			break;

@@ -314,8 +314,9 @@ static void rxe_resp_duplicate(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
 	res = rxe_resp_find_res(qp, pkt->psn);
 	if (pkt->mask & RXE_MASK_READ) {
-		rxe_resp_read(qp, pkt, res && !res->atomic &&
-				       pkt->psn != res->first_psn);
+		bool cont = res && !res->atomic && pkt->psn != res->first_psn;
+
+		rxe_resp_read(qp, pkt, cont);
 	} else if (pkt->mask & RXE_MASK_ATOMIC) {
 		if (res && res->atomic && res->first_psn == pkt->psn)
 			rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
@@ -369,6 +370,12 @@ static bool rxe_resp_get_wqe(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		return true;
 	}
 	if (qp->type_mask == RXE_MASK_RC) {
+		/*
+		 * The rest of the message follows the packet refused; like
+		 * after a sequence NAK, it is dropped without a NAK of its
+		 * own until the requester sends the expected PSN again.
+		 */
+		qp->resp.nak_sent = true;
 		rxe_count(qp->rxe, RXE_CNT_RNR_NAK_SENT);
 		rxe_resp_send_ack(qp, RXE_OP_ACK,
 				  RXE_AETH_RNR_NAK | qp->attr.min_rnr_timer,
