@@ -83,16 +83,15 @@ enum rxe_counter {
  * @ib_dev: the core's device (first member: the core allocates the whole)
  * @attr: what query_device() reports
  * @port_attr: what query_port() reports; under @lock
- * @ndev: the netdev, held by the core (ib_device_set_netdev()); read it
- *	with rxe_ndev_get(), which fails once NETDEV_UNREGISTER was seen
  * @net: the netdev's namespace, whose UDP sockets this device uses
  * @lock: port attributes and @ndev_gone
  * @ndev_gone: the netdev is unregistering: nothing may use @ndev any more
  * @qp_xa: QPs by number (RCU readers, kref-protected)
  * @mr_xa: MRs by key index (RCU readers, refcount-protected)
- * @mcast_xa: multicast groups by index; under @mcast_lock
  * @mcast_lock: multicast attachments; spin_lock_bh
+ * @mcast_list: the multicast groups; under @mcast_lock
  * @next_qpn: allocation cursor for QP numbers
+ * @next_mr: allocation cursor for MR key indexes
  * @num_objs: live PDs, AHs, CQs, SRQs, QPs, MRs (lifetime checks)
  * @stats: the counters of enum rxe_counter
  */
@@ -189,6 +188,7 @@ void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
  * @lock: the ring and @notify; spin_lock_irqsave (posted from softirq,
  *	polled from any context)
  * @queue: ring of @size entries (a power of two)
+ * @size: entries in @queue
  * @head: next entry to fill
  * @tail: next entry to poll
  * @notify: armed IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, 0 when not armed
@@ -226,6 +226,7 @@ struct rxe_recv_wqe {
  * @lock: the ring; spin_lock_irqsave
  * @wqe: ring of @size entries (a power of two)
  * @sge: @size * @max_sge scatter entries, @max_sge per WQE
+ * @size: entries in @wqe
  * @head: next entry post_recv() fills
  * @tail: next entry a receive consumes
  * @max_wr: entries the owner asked for
@@ -276,6 +277,7 @@ enum rxe_mr_kind {
 /**
  * struct rxe_mr - a memory region
  * @ibmr: the core's MR; lkey == rkey == index << 8 | key byte
+ * @rxe: the device
  * @kind: DMA (the whole kernel address space) or fast-reg
  * @valid: a fast-reg MR is registered and not invalidated; under @rxe's
  *	mr_xa lock for writers, read with READ_ONCE by the data path
@@ -283,8 +285,11 @@ enum rxe_mr_kind {
  * @pages: page addresses (kernel virtual) of a fast-reg MR
  * @max_pages: room in @pages
  * @npages: pages mapped by ib_map_mr_sg()
+ * @index: slot in rxe_dev.mr_xa, the upper 24 bits of the keys
  * @ref: data-path users plus one for the owner; the last put completes
  *	@done, which dereg waits for
+ * @done: completed by the last rxe_mr_put()
+ * @rcu: the MR is freed after a grace period (RCU lookups)
  */
 struct rxe_mr {
 	struct ib_mr		ibmr;
@@ -388,6 +393,7 @@ struct rxe_send_wqe {
  *	The engine reads and writes WQEs between @tail and @head without it.
  * @wqe: ring of @size entries (a power of two)
  * @sge: @size * @max_sge gather entries
+ * @size: entries in @wqe
  * @head: next slot post_send() fills
  * @tail: oldest WQE not yet retired (the completer's position)
  * @max_wr: entries the owner asked for
@@ -430,6 +436,7 @@ struct rxe_rd_res {
  * @mtu: path MTU in bytes
  * @av: RC/UC: the destination path
  * @src_port: RC/UC: UDP source port of the QP pair
+ * @sig_all: every send work request completes (IB_SIGNAL_ALL_WR)
  * @sq: send queue
  * @rq: receive queue (unused with @srq)
  * @srq: shared receive queue, or NULL
@@ -444,6 +451,8 @@ struct rxe_rd_res {
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
  * @destroyed: destroy_qp() started: timers and work are not re-armed
+ * @timeout_fired: @retrans_timer expired; the engine acts on it
+ * @rnr_fired: @rnr_timer expired; the engine acts on it
  * @req: requester state, owned by the engine
  * @comp: completer state, owned by the engine
  * @resp: responder state, owned by the engine
