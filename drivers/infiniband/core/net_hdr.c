@@ -43,14 +43,14 @@ static void ib_gid_set_ipv4_mapped(union ib_gid *gid, __be32 addr)
  *   4 when the IPv4 version nibble is 4, and 0 otherwise; no other field
  *   is looked at on this path;
  * - if it is 6 and the IPv4 header length is not 5 words, the answer is 6;
- * - otherwise the IPv4 header checksum is verified the way the IP stack
- *   verifies it, by summing the whole header, check field included: 4 if
- *   the sum is right, 6 otherwise.
+ * - otherwise the IPv4 header checksum is computed afresh (with the check
+ *   field taken as zero) and compared with the stored one: 4 on a match,
+ *   6 otherwise.
  *
- * Verifying by sum accepts both encodings of a zero checksum (0x0000 and
- * 0xffff), as the IP stack that delivered the packet did.  The historical
- * code recomputed the checksum and compared it with the stored one, which
- * refuses a valid header carrying 0xffff and calls it IPv6.
+ * This is the upstream contract, kept on purpose: a header that carries
+ * 0xffff, the other encoding of a zero checksum, does not match and is
+ * reported as 6.  Linux senders never emit 0xffff (the computed value is
+ * at most 0xfffe for any non-zero header).
  *
  * @hdr is not modified.  A NULL @hdr gives 0 rather than a crash.
  *
@@ -60,6 +60,7 @@ static void ib_gid_set_ipv4_mapped(union ib_gid *gid, __be32 addr)
 int ib_get_rdma_header_version(const union rdma_network_hdr *hdr)
 {
 	const struct iphdr *ip4;
+	struct iphdr scratch;
 	u32 vtf;
 
 	if (!hdr)
@@ -73,8 +74,12 @@ int ib_get_rdma_header_version(const union rdma_network_hdr *hdr)
 	if (ip4->ihl != RDMA_IPV4_HDR_WORDS)
 		return 6;
 
-	/* A header holding its right checksum sums to zero. */
-	return ip_fast_csum(ip4, RDMA_IPV4_HDR_WORDS) ? 6 : 4;
+	/* @hdr is const: checksum a copy whose check field is zero. */
+	memcpy(&scratch, ip4, sizeof(scratch));
+	scratch.check = 0;
+	scratch.check = ip_fast_csum(&scratch, RDMA_IPV4_HDR_WORDS);
+
+	return scratch.check == ip4->check ? 4 : 6;
 }
 EXPORT_SYMBOL(ib_get_rdma_header_version);
 

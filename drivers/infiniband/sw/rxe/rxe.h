@@ -48,11 +48,30 @@
 
 /* ---- hardware counters (rxe_hw_counters.c) -------------------------------- */
 
+/*
+ * The port counters, in the order stock rdma_rxe reports its own (same
+ * names, same meaning), then this provider's extensions: bytes and the
+ * received packets dropped, by cause.
+ */
 enum rxe_counter {
-	RXE_CNT_SENT_PKTS,
-	RXE_CNT_RCVD_PKTS,
-	RXE_CNT_SENT_BYTES,
-	RXE_CNT_RCVD_BYTES,
+	RXE_CNT_SENT_PKTS,	/* packets handed to the IP layer */
+	RXE_CNT_RCVD_PKTS,	/* packets that passed every check up to a QP */
+	RXE_CNT_DUP_REQ,	/* RC duplicate requests answered again */
+	RXE_CNT_SEQ_NAK_SENT,	/* sequence NAKs sent for a PSN gap */
+	RXE_CNT_RNR_NAK_RCVD,	/* RNR NAKs received */
+	RXE_CNT_RNR_NAK_SENT,	/* RNR NAKs sent */
+	RXE_CNT_SEQ_NAK_RCVD,	/* sequence NAKs received */
+	RXE_CNT_ACK_DEFERRED,	/* responses queued behind others */
+	RXE_CNT_RETRY_EXCEEDED,
+	RXE_CNT_RNR_RETRY_EXCEEDED,
+	RXE_CNT_RETRY,		/* retransmissions after a timeout or NAK */
+	RXE_CNT_SEND_ERR,	/* packets the IP layer refused */
+	RXE_CNT_LINK_DOWNED,	/* port went from active to down */
+	RXE_CNT_RDMA_SENDS,	/* SEND work requests completed */
+	RXE_CNT_RDMA_RECVS,	/* receive work requests completed successfully */
+	/* extensions */
+	RXE_CNT_SENT_BYTES,	/* BTH to ICRC of the packets sent */
+	RXE_CNT_RCVD_BYTES,	/* BTH to ICRC of the packets received */
 	RXE_CNT_DROP_LENGTH,
 	RXE_CNT_DROP_OPCODE,
 	RXE_CNT_DROP_VERSION,
@@ -65,14 +84,6 @@ enum rxe_counter {
 	RXE_CNT_DROP_NO_RECV,
 	RXE_CNT_DROP_ADDR,
 	RXE_CNT_DROP_MALFORMED,
-	RXE_CNT_RETRY,		/* retransmissions after a timeout or NAK */
-	RXE_CNT_RETRY_EXCEEDED,
-	RXE_CNT_RNR_NAK_SENT,
-	RXE_CNT_RNR_NAK_RCVD,
-	RXE_CNT_RNR_RETRY_EXCEEDED,
-	RXE_CNT_SEQ_NAK_SENT,
-	RXE_CNT_DUP_REQ,
-	RXE_CNT_SEND_ERR,
 	RXE_CNT_NUM
 };
 
@@ -88,10 +99,10 @@ enum rxe_counter {
  * @ndev_gone: the netdev is unregistering: nothing may use @ndev any more
  * @qp_xa: QPs by number (RCU readers, kref-protected)
  * @mr_xa: MRs by key index (RCU readers, refcount-protected)
- * @mcast_lock: multicast attachments; spin_lock_bh
- * @mcast_list: the multicast groups; under @mcast_lock
  * @next_qpn: allocation cursor for QP numbers
- * @next_mr: allocation cursor for MR key indexes
+ * @next_mr: allocation cursor for MR key indices
+ * @mcast_lock: multicast attachments; spin_lock_bh
+ * @mcast_list: the multicast groups QPs are attached to; under @mcast_lock
  * @num_objs: live PDs, AHs, CQs, SRQs, QPs, MRs (lifetime checks)
  * @stats: the counters of enum rxe_counter
  */
@@ -188,7 +199,7 @@ void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
  * @lock: the ring and @notify; spin_lock_irqsave (posted from softirq,
  *	polled from any context)
  * @queue: ring of @size entries (a power of two)
- * @size: entries in @queue
+ * @size: number of entries of @queue
  * @head: next entry to fill
  * @tail: next entry to poll
  * @notify: armed IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, 0 when not armed
@@ -226,7 +237,7 @@ struct rxe_recv_wqe {
  * @lock: the ring; spin_lock_irqsave
  * @wqe: ring of @size entries (a power of two)
  * @sge: @size * @max_sge scatter entries, @max_sge per WQE
- * @size: entries in @wqe
+ * @size: number of entries of @wqe
  * @head: next entry post_recv() fills
  * @tail: next entry a receive consumes
  * @max_wr: entries the owner asked for
@@ -285,11 +296,11 @@ enum rxe_mr_kind {
  * @pages: page addresses (kernel virtual) of a fast-reg MR
  * @max_pages: room in @pages
  * @npages: pages mapped by ib_map_mr_sg()
- * @index: slot in rxe_dev.mr_xa, the upper 24 bits of the keys
+ * @index: the key index, the MR's slot in the device's mr_xa
  * @ref: data-path users plus one for the owner; the last put completes
  *	@done, which dereg waits for
- * @done: completed by the last rxe_mr_put()
- * @rcu: the MR is freed after a grace period (RCU lookups)
+ * @done: completed by the last put of @ref
+ * @rcu: frees the MR after the RCU readers of mr_xa are done
  */
 struct rxe_mr {
 	struct ib_mr		ibmr;
@@ -393,7 +404,7 @@ struct rxe_send_wqe {
  *	The engine reads and writes WQEs between @tail and @head without it.
  * @wqe: ring of @size entries (a power of two)
  * @sge: @size * @max_sge gather entries
- * @size: entries in @wqe
+ * @size: number of entries of @wqe
  * @head: next slot post_send() fills
  * @tail: oldest WQE not yet retired (the completer's position)
  * @max_wr: entries the owner asked for
@@ -436,7 +447,7 @@ struct rxe_rd_res {
  * @mtu: path MTU in bytes
  * @av: RC/UC: the destination path
  * @src_port: RC/UC: UDP source port of the QP pair
- * @sig_all: every send work request completes (IB_SIGNAL_ALL_WR)
+ * @sig_all: every send WQE completes (IB_SIGNAL_ALL_WR at creation)
  * @sq: send queue
  * @rq: receive queue (unused with @srq)
  * @srq: shared receive queue, or NULL
@@ -451,8 +462,8 @@ struct rxe_rd_res {
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
  * @destroyed: destroy_qp() started: timers and work are not re-armed
- * @timeout_fired: @retrans_timer expired; the engine acts on it
- * @rnr_fired: @rnr_timer expired; the engine acts on it
+ * @timeout_fired: @retrans_timer expired; the engine retransmits
+ * @rnr_fired: @rnr_timer expired; the engine resends after an RNR NAK
  * @req: requester state, owned by the engine
  * @comp: completer state, owned by the engine
  * @resp: responder state, owned by the engine
@@ -538,6 +549,13 @@ static inline struct rxe_qp *to_rqp(struct ib_qp *qp)
 static inline u32 rxe_qpn(const struct rxe_qp *qp)
 {
 	return qp->ibqp.qp_num;
+}
+
+/* May a QP in state @s take incoming requests? */
+static inline bool rxe_qp_can_receive(enum ib_qp_state s)
+{
+	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
+	       s == IB_QPS_SQE;
 }
 
 struct rxe_qp *rxe_qp_get(struct rxe_dev *rxe, u32 qpn);

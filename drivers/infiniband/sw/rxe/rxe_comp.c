@@ -63,6 +63,9 @@ void rxe_comp_retire(struct rxe_qp *qp)
 			wc.port_num = 1;
 			rxe_cq_post(qp->scq, &wc, false);
 		}
+		if (wqe->opcode == IB_WR_SEND || wqe->opcode == IB_WR_SEND_WITH_IMM ||
+		    wqe->opcode == IB_WR_SEND_WITH_INV)
+			rxe_count(qp->rxe, RXE_CNT_RDMA_SENDS);
 		if (rxe_psn_diff(qp->comp.psn, wqe->last_psn) <= 0 &&
 		    wqe->opcode != IB_WR_REG_MR && wqe->opcode != IB_WR_LOCAL_INV &&
 		    qp->type_mask == RXE_MASK_RC && !failed)
@@ -288,6 +291,7 @@ static void rxe_comp_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_comp_ack_upto(qp, rxe_psn_add(psn, -1));
 		switch (syn & 0x1f) {
 		case RXE_NAK_PSN_SEQ:
+			rxe_count(qp->rxe, RXE_CNT_SEQ_NAK_RCVD);
 			/*
 			 * While an RNR NAK is waited out, the requester resends
 			 * from its PSN anyway: a sequence NAK the rest of that

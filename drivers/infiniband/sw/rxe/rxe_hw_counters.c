@@ -1,14 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hardware counters of the port through struct rdma_hw_stats: packets and
- * bytes each way, received packets dropped by cause, retries and RNR
- * events.  The data path counts with atomic64 increments in rxe_dev.stats.
+ * Hardware counters of the port through struct rdma_hw_stats; the core
+ * shows them in /sys/class/infiniband/<dev>/ports/1/hw_counters and
+ * through "rdma statistic show".
+ *
+ * The first fifteen carry the names, order and meaning of stock rdma_rxe's
+ * counters, so tools reading either provider agree.  This provider adds
+ * byte counts and, for every received packet it drops, the cause.  A
+ * datagram that reaches the receive path is counted either in rcvd_pkts
+ * (it passed every check up to its QP) or in exactly one drop_* counter;
+ * a packet a QP drops later (no receive WQE, out of sequence) is counted
+ * in both.  The data path counts with atomic64 increments in rxe_dev.stats.
  */
 #include "rxe.h"
 
 static const struct rdma_stat_desc rxe_counter_descs[RXE_CNT_NUM] = {
+	/* as stock rdma_rxe */
 	[RXE_CNT_SENT_PKTS]		= { .name = "sent_pkts" },
 	[RXE_CNT_RCVD_PKTS]		= { .name = "rcvd_pkts" },
+	[RXE_CNT_DUP_REQ]		= { .name = "duplicate_request" },
+	[RXE_CNT_SEQ_NAK_SENT]		= { .name = "out_of_seq_request" },
+	[RXE_CNT_RNR_NAK_RCVD]		= { .name = "rcvd_rnr_err" },
+	[RXE_CNT_RNR_NAK_SENT]		= { .name = "send_rnr_err" },
+	[RXE_CNT_SEQ_NAK_RCVD]		= { .name = "rcvd_seq_err" },
+	[RXE_CNT_ACK_DEFERRED]		= { .name = "ack_deferred" },
+	[RXE_CNT_RETRY_EXCEEDED]	= { .name = "retry_exceeded_err" },
+	[RXE_CNT_RNR_RETRY_EXCEEDED]	= { .name = "retry_rnr_exceeded_err" },
+	[RXE_CNT_RETRY]			= { .name = "completer_retry_err" },
+	[RXE_CNT_SEND_ERR]		= { .name = "send_err" },
+	[RXE_CNT_LINK_DOWNED]		= { .name = "link_downed" },
+	[RXE_CNT_RDMA_SENDS]		= { .name = "rdma_sends" },
+	[RXE_CNT_RDMA_RECVS]		= { .name = "rdma_recvs" },
+	/* extensions */
 	[RXE_CNT_SENT_BYTES]		= { .name = "sent_bytes" },
 	[RXE_CNT_RCVD_BYTES]		= { .name = "rcvd_bytes" },
 	[RXE_CNT_DROP_LENGTH]		= { .name = "drop_length" },
@@ -23,14 +46,6 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_CNT_NUM] = {
 	[RXE_CNT_DROP_NO_RECV]		= { .name = "drop_no_recv" },
 	[RXE_CNT_DROP_ADDR]		= { .name = "drop_addr" },
 	[RXE_CNT_DROP_MALFORMED]	= { .name = "drop_malformed" },
-	[RXE_CNT_RETRY]			= { .name = "retries" },
-	[RXE_CNT_RETRY_EXCEEDED]	= { .name = "retry_exceeded" },
-	[RXE_CNT_RNR_NAK_SENT]		= { .name = "rnr_nak_sent" },
-	[RXE_CNT_RNR_NAK_RCVD]		= { .name = "rnr_nak_rcvd" },
-	[RXE_CNT_RNR_RETRY_EXCEEDED]	= { .name = "rnr_retry_exceeded" },
-	[RXE_CNT_SEQ_NAK_SENT]		= { .name = "seq_nak_sent" },
-	[RXE_CNT_DUP_REQ]		= { .name = "duplicate_requests" },
-	[RXE_CNT_SEND_ERR]		= { .name = "send_err" },
 };
 
 /**
@@ -79,25 +94,10 @@ int rxe_get_hw_stats(struct ib_device *dev, struct rdma_hw_stats *stats,
 }
 
 /*
- * /sys/class/infiniband/<dev>/rxe_counters: "name value" per line, the
- * same numbers get_hw_stats() reports, for tests and people.
+ * /sys/class/infiniband/<dev>/rxe_objects: live verbs objects of the
+ * device (PDs, AHs, CQs, SRQs, QPs, MRs), 0 once every user let go.  The
+ * lifetime tests read it; dealloc_driver() logs what is left at the end.
  */
-static ssize_t rxe_counters_show(struct device *device,
-				 struct device_attribute *attr, char *buf)
-{
-	struct rxe_dev *rxe = rdma_device_to_drv_device(device, struct rxe_dev,
-							ib_dev);
-	int i, n = 0;
-
-	for (i = 0; i < RXE_CNT_NUM; i++)
-		n += sysfs_emit_at(buf, n, "%s %lld\n",
-				   rxe_counter_descs[i].name,
-				   atomic64_read(&rxe->stats[i]));
-	return n;
-}
-static DEVICE_ATTR_RO(rxe_counters);
-
-/* Live verbs objects of the device: 0 once every user let go. */
 static ssize_t rxe_objects_show(struct device *device,
 				struct device_attribute *attr, char *buf)
 {
@@ -109,7 +109,6 @@ static ssize_t rxe_objects_show(struct device *device,
 static DEVICE_ATTR_RO(rxe_objects);
 
 static struct attribute *rxe_dev_attrs[] = {
-	&dev_attr_rxe_counters.attr,
 	&dev_attr_rxe_objects.attr,
 	NULL,
 };

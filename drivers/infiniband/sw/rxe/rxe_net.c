@@ -217,6 +217,8 @@ void rxe_port_update(struct rxe_dev *rxe, struct net_device *ndev,
 	pa->active_mtu = min(pa->max_mtu, mtu);
 	spin_unlock_irqrestore(&rxe->lock, flags);
 
+	if (old == IB_PORT_ACTIVE && !up)
+		rxe_count(rxe, RXE_CNT_LINK_DOWNED);
 	if (!send_event || old == pa->state)
 		return;
 	ev.device = &rxe->ib_dev;

@@ -5,14 +5,15 @@
  *
  *   IP framing -> transport headers (rxe_hdr_parse()) -> ICRC -> P_Key
  *   -> multicast QPN -> destination address -> QP lookup
- *   -> opcode vs QP type
+ *   -> opcode vs QP type -> UD: QP state, Q_Key, path MTU
  *
  * where everything up to the multicast QPN needs only the packet's bytes
  * and is done by rxe_rcv_check() (rxe_validate.c), which the user-space
  * fuzzer runs as it is.  A packet failing a check is dropped and counted
- * under its cause.  UD
- * datagrams are delivered at once; RC and UC packets are queued on their
- * QP and the QP's engine runs.
+ * in exactly one drop counter, under its cause; one that passes them all
+ * is counted in rcvd_pkts and belongs to its QP.  UD datagrams are
+ * delivered at once; RC and UC packets are queued on their QP and the
+ * QP's engine runs.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -70,6 +71,26 @@ static enum rxe_drop rxe_check_l3(struct sk_buff *skb, bool *ipv6)
 	return RXE_DROP_NONE;
 }
 
+/*
+ * The checks of a UD datagram against its QP: the QP's state, the Q_Key
+ * and the port's path MTU.
+ */
+static enum rxe_drop rxe_check_ud(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	struct rxe_dev *rxe = qp->rxe;
+	u32 mtu;
+
+	if (!rxe_qp_can_receive(READ_ONCE(qp->state)))
+		return RXE_DROP_STATE;
+	if (!rxe_qkey_ok(rxe_qpn(qp), READ_ONCE(qp->attr.qkey),
+			 rxe_deth_qkey(rxe_pkt_ext(pkt, RXE_MASK_DETH))))
+		return RXE_DROP_QKEY;
+	mtu = ib_mtu_enum_to_int(READ_ONCE(rxe->port_attr.active_mtu));
+	if (pkt->paylen > mtu)
+		return RXE_DROP_LENGTH;
+	return RXE_DROP_NONE;
+}
+
 static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 		       struct sk_buff *skb)
 {
@@ -78,10 +99,15 @@ static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 	enum rxe_drop why;
 
 	why = rxe_check_transport(pkt, qp->type_mask, rxe_qpn(qp));
+	if (!why && qp->type_mask == RXE_MASK_UD)
+		why = rxe_check_ud(qp, pkt);
 	if (why) {
 		rxe_drop(rxe, skb, why);
 		return;
 	}
+	/* Accepted: from here on the QP owns the packet. */
+	rxe_count(rxe, RXE_CNT_RCVD_PKTS);
+	rxe_count_add(rxe, RXE_CNT_RCVD_BYTES, pkt->len);
 	if (qp->type_mask == RXE_MASK_UD) {
 		rxe_resp_ud(qp, skb, pkt);
 		return;
@@ -91,6 +117,9 @@ static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 		rxe_drop(rxe, skb, RXE_DROP_STATE);
 		return;
 	}
+	/* A response queued behind others waits its turn: ack_deferred. */
+	if (q == &qp->comp_pkts && !skb_queue_empty(q))
+		rxe_count(rxe, RXE_CNT_ACK_DEFERRED);
 	skb_queue_tail(q, skb);
 	rxe_qp_run(qp);
 }
@@ -124,9 +153,6 @@ void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb)
 		return;
 	}
 	udp = skb->data;
-	rxe_count(rxe, RXE_CNT_RCVD_PKTS);
-	rxe_count_add(rxe, RXE_CNT_RCVD_BYTES, skb->len - RXE_UDP_BYTES);
-
 	why = rxe_rcv_check(skb_network_header(skb), ipv6, udp, skb->len, pkt);
 	if (why) {
 		rxe_drop(rxe, skb, why);

@@ -2,9 +2,10 @@
 /*
  * The responder: requests that arrive at a QP.
  *
- * UD datagrams are delivered straight from the receive softirq
- * (rxe_resp_ud()): Q_Key check, a receive WQE, the GRH or IPv4 header in
- * the first 40 bytes of the buffer, the payload after it, a completion.
+ * UD datagrams, which the receive path checked against their QP, are
+ * delivered straight from the receive softirq (rxe_resp_ud()): a receive
+ * WQE, the GRH or IPv4 header in the first 40 bytes of the buffer, the
+ * payload after it, a completion.
  *
  * RC and UC requests are handled by the QP's engine in PSN order
  * (rxe_resp_process()).  RC: an expected PSN executes the request and is
@@ -37,17 +38,13 @@ static void rxe_fill_net_hdr(struct sk_buff *skb, bool ipv6, u8 *hdr)
 	}
 }
 
-static bool rxe_qp_can_receive(enum ib_qp_state s)
-{
-	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
-	       s == IB_QPS_SQE;
-}
-
 /**
  * rxe_resp_ud() - deliver a UD datagram
  * @qp: the destination QP, referenced by the caller
  * @skb: the packet, consumed
  * @pkt: its parsed headers
+ *
+ * The receive path checked the QP's state, the Q_Key and the length.
  *
  * Context: softirq.
  */
@@ -61,22 +58,7 @@ void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
 	struct rxe_recv_wqe wqe;
 	u8 hdr[RXE_GRH_BYTES];
 	struct ib_wc wc = {};
-	u32 mtu;
 
-	if (!rxe_qp_can_receive(READ_ONCE(qp->state))) {
-		rxe_drop(rxe, skb, RXE_DROP_STATE);
-		return;
-	}
-	if (!rxe_qkey_ok(rxe_qpn(qp), READ_ONCE(qp->attr.qkey),
-			 rxe_deth_qkey(deth))) {
-		rxe_drop(rxe, skb, RXE_DROP_QKEY);
-		return;
-	}
-	mtu = ib_mtu_enum_to_int(READ_ONCE(rxe->port_attr.active_mtu));
-	if (pkt->paylen > mtu) {
-		rxe_drop(rxe, skb, RXE_DROP_LENGTH);
-		return;
-	}
 	if (!rxe_qp_take_recv(qp, &wqe, sge)) {
 		rxe_drop(rxe, skb, RXE_DROP_NO_RECV);
 		return;
@@ -114,6 +96,8 @@ void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
 		else
 			wc.status = IB_WC_SUCCESS;
 	}
+	if (wc.status == IB_WC_SUCCESS)
+		rxe_count(rxe, RXE_CNT_RDMA_RECVS);
 	rxe_cq_post(qp->rcq, &wc, rxe_bth_se(pkt->hdr));
 	consume_skb(skb);
 }
@@ -356,6 +340,8 @@ static void rxe_resp_complete_recv(struct rxe_qp *qp,
 	}
 	qp->resp.in_send = false;
 	qp->resp.have_wqe = false;
+	if (status == IB_WC_SUCCESS)
+		rxe_count(qp->rxe, RXE_CNT_RDMA_RECVS);
 	rxe_cq_post(qp->rcq, &wc, rxe_bth_se(pkt->hdr));
 }
 

@@ -21,6 +21,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include "rdma_ah_kt.h"
 #include "rdma_ktap.h"
 #include "rdma_mock.h"
 #include "rdma_mock_fx.h"
@@ -50,16 +51,6 @@ static void gid_default(union ib_gid *gid)
 	gid->raw[0] = 0xfe;
 	gid->raw[1] = 0x80;
 	addrconf_addr_eui48(&gid->raw[8], ct_mac);
-}
-
-static void gid_v4(union ib_gid *gid, __be32 addr)
-{
-	ipv6_addr_set_v4mapped(addr, (struct in6_addr *)gid);
-}
-
-static void gid_v6(union ib_gid *gid, const struct in6_addr *addr)
-{
-	memcpy(gid->raw, addr, sizeof(gid->raw));
 }
 
 /* ---- addresses on the test netdev -------------------------------------- */
@@ -577,7 +568,7 @@ static int objs_add(struct ib_device *dev)
 		ret = PTR_ERR(o->qp);
 		goto err_cq;
 	}
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(dev, &aha, 0, &dgid);
 	o->ah = rdma_create_ah(o->pd, &aha, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(o->ah)) {
@@ -899,9 +890,9 @@ static void gid_ip_entries(struct rdma_ktap_ctx *ctx, bool v6)
 	int i;
 
 	if (v6)
-		gid_v6(&gid, &ct_addr6);
+		rdma_kt_gid_v6(&gid, &ct_addr6);
 	else
-		gid_v4(&gid, CT_ADDR4);
+		rdma_kt_gid_v4(&gid, CT_ADDR4);
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
 	if (!(v6 ? addr6(ctx, true) : addr4(ctx, true)))
@@ -1003,7 +994,7 @@ static void gid_lookup_errors(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, rdma_query_gid(fx.dev, 2, 0, &gid), -EINVAL);
 
 	/* Lookups of what is not there, or on a port that is not there. */
-	gid_v4(&gid, CT_PEER4);
+	rdma_kt_gid_v4(&gid, CT_PEER4);
 	attr = rdma_find_gid_by_port(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
 				     1, NULL);
 	RDMA_KT_EXPECT(ctx, IS_ERR(attr), "found a GID never added");
@@ -1069,8 +1060,8 @@ static void gid_del_while_ah_holds(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_fx fx;
 	int idx;
 
-	gid_v4(&gid, CT_ADDR4);
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&gid, CT_ADDR4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
 	attr = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
@@ -1245,7 +1236,7 @@ static void ah_create_destroy(struct rdma_ktap_ctx *ctx)
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	gid_default(&dflt);
 	ah_attr_init(fx.dev, &attr, 1, &dgid);
 	memcpy(&copy, &attr, sizeof(copy));
@@ -1326,7 +1317,7 @@ static void ah_invalid_attrs(struct rdma_ktap_ctx *ctx)
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 
 	ah_attr_init(fx.dev, &attr, 0, &dgid);
 	attr.port_num = 0;
@@ -1360,7 +1351,7 @@ static void ah_sgid_attr_supplied(struct rdma_ktap_ctx *ctx)
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	sgid = rdma_get_gid_attr(fx.dev, 1, 0);
 	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(sgid), "GID 0: %ld", PTR_ERR(sgid)))
 		goto out;
@@ -1401,7 +1392,7 @@ static void ah_no_create_ah_op(struct rdma_ktap_ctx *ctx)
 
 	if (!fx_init(ctx, &fx, &opts))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(fx.dev, &attr, 0, &dgid);
 	ah_expect_err(ctx, &fx, &attr, -EOPNOTSUPP, "no create_ah");
 out:
@@ -1418,8 +1409,8 @@ static void ah_driver_failure(struct rdma_ktap_ctx *ctx)
 	struct rdma_mock_fx fx;
 	int idx;
 
-	gid_v4(&gid, CT_ADDR4);
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&gid, CT_ADDR4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	if (!fx_init(ctx, &fx, NULL) || !addr4(ctx, true))
 		goto out;
 	sgid = rdma_mock_gid_wait(fx.dev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP);
@@ -1458,55 +1449,26 @@ out:
 	rdma_mock_fx_fini(&fx);
 }
 
-/* Create and destroy an AH with bottom halves off; 0 or the error. */
-static long ah_cycle_bh(struct ib_pd *pd, struct rdma_ah_attr *attr)
-{
-	struct ib_ah *ah;
-
-	local_bh_disable();
-	ah = rdma_create_ah(pd, attr, 0);
-	if (!IS_ERR(ah))
-		rdma_destroy_ah(ah, 0);
-	local_bh_enable();
-	return PTR_ERR_OR_ZERO(ah);
-}
-
-/* The same under a spinlock with interrupts off. */
-static long ah_cycle_irqsave(struct ib_pd *pd, struct rdma_ah_attr *attr,
-			     bool *irqs_kept)
-{
-	DEFINE_SPINLOCK(lock);
-	unsigned long flags;
-	struct ib_ah *ah;
-
-	spin_lock_irqsave(&lock, flags);
-	ah = rdma_create_ah(pd, attr, 0);
-	*irqs_kept = irqs_disabled();
-	if (!IS_ERR(ah))
-		rdma_destroy_ah(ah, 0);
-	spin_unlock_irqrestore(&lock, flags);
-	return PTR_ERR_OR_ZERO(ah);
-}
-
 static void ah_atomic_context(struct rdma_ktap_ctx *ctx, bool irqs)
 {
 	struct rdma_ah_attr attr;
-	bool irqs_kept = true;
+	bool ctx_kept = true;
 	union ib_gid dgid;
 	struct rdma_mock_fx fx;
 	long ret;
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(fx.dev, &attr, 1, &dgid);
-	if (irqs)
-		ret = ah_cycle_irqsave(fx.pd, &attr, &irqs_kept);
-	else
-		ret = ah_cycle_bh(fx.pd, &attr);
+	ret = PTR_ERR_OR_ZERO(rdma_kt_ah_in_ctx(fx.pd, &attr,
+						irqs ? RDMA_KT_AH_IRQSAVE :
+						       RDMA_KT_AH_BH,
+						true, &ctx_kept));
 	if (!RDMA_KT_EQ(ctx, ret, 0))
 		goto out;
-	RDMA_KT_EXPECT(ctx, irqs_kept, "interrupts were enabled by the core");
+	RDMA_KT_EXPECT(ctx, ctx_kept,
+		       "the core left atomic context or enabled interrupts");
 	RDMA_KT_EXPECT(ctx, fx.md->last_ah_in_atomic,
 		       "the driver did not run in atomic context");
 	if (irqs)
@@ -1540,7 +1502,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	gid_v4(&dgid, CT_PEER4);
+	rdma_kt_gid_v4(&dgid, CT_PEER4);
 	ah_attr_init(fx.dev, &attr, 1, &dgid);
 	ah = rdma_create_ah(fx.pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "create: %ld", PTR_ERR(ah)))
@@ -1563,7 +1525,7 @@ static void ah_query_modify(struct rdma_ktap_ctx *ctx)
 	/* Failed modifies change nothing. */
 	before = ah->sgid_attr;
 	memcpy(&saved, &to_mock_ah(ah)->attr, sizeof(saved));
-	gid_v4(&dgid2, htonl(0x0a090003));
+	rdma_kt_gid_v4(&dgid2, htonl(0x0a090003));
 	ah_attr_init(fx.dev, &attr, 0, &dgid2);
 	attr.type = RDMA_AH_ATTR_TYPE_IB;
 	RDMA_KT_EQ(ctx, rdma_modify_ah(ah, &attr), -EINVAL);
@@ -1603,47 +1565,6 @@ out:
 
 /* ---- reply AHs from a received work completion ------------------------- */
 
-static void wc_init(struct ib_wc *wc, struct ib_qp *qp)
-{
-	memset(wc, 0, sizeof(*wc));
-	wc->status = IB_WC_SUCCESS;
-	wc->opcode = IB_WC_RECV;
-	wc->src_qp = 0x22;
-	wc->sl = 2;
-	wc->wc_flags = IB_WC_GRH;
-	wc->qp = qp;
-}
-
-static void hdr_ipv4(union rdma_network_hdr *hdr, __be32 saddr, __be32 daddr)
-{
-	struct iphdr *ip = &hdr->roce4grh;
-
-	memset(hdr, 0, sizeof(*hdr));
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->tos = 0;
-	ip->tot_len = htons(20 + 8 + 12 + 256);
-	ip->ttl = 64;
-	ip->protocol = IPPROTO_UDP;
-	ip->saddr = saddr;
-	ip->daddr = daddr;
-	ip->check = ip_fast_csum((u8 *)ip, ip->ihl);
-}
-
-static void hdr_ipv6(union rdma_network_hdr *hdr, const struct in6_addr *s,
-		     const struct in6_addr *d, u8 tclass, u32 flow)
-{
-	struct ib_grh *grh = &hdr->ibgrh;
-
-	memset(hdr, 0, sizeof(*hdr));
-	grh->version_tclass_flow = htonl(6u << 28 | (u32)tclass << 20 | flow);
-	grh->paylen = htons(8 + 12 + 256);
-	grh->next_hdr = IPPROTO_UDP;
-	grh->hop_limit = 64;
-	memcpy(grh->sgid.raw, s, 16);
-	memcpy(grh->dgid.raw, d, 16);
-}
-
 static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 {
 	union rdma_network_hdr *hdr = kzalloc(sizeof(*hdr), GFP_KERNEL);
@@ -1661,19 +1582,19 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
 	if (v6) {
-		gid_v6(&lgid, &ct_addr6);
-		gid_v6(&rgid, &ct_peer6);
+		rdma_kt_gid_v6(&lgid, &ct_addr6);
+		rdma_kt_gid_v6(&rgid, &ct_peer6);
 		if (!addr6(ctx, true))
 			goto out;
 		ret = rdma_mock_neigh6(ct_ndev, true, &ct_peer6, ct_peer_mac);
-		hdr_ipv6(hdr, &ct_peer6, &ct_addr6, 0x12, 0x34567);
+		rdma_kt_hdr_ipv6(hdr, &ct_peer6, &ct_addr6, 0x12, 0x34567);
 	} else {
-		gid_v4(&lgid, CT_ADDR4);
-		gid_v4(&rgid, CT_PEER4);
+		rdma_kt_gid_v4(&lgid, CT_ADDR4);
+		rdma_kt_gid_v4(&rgid, CT_PEER4);
 		if (!addr4(ctx, true))
 			goto out;
 		ret = rdma_mock_neigh4(ct_ndev, true, CT_PEER4, ct_peer_mac);
-		hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
+		rdma_kt_hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
 	}
 	if (!RDMA_KT_EQ(ctx, ret, 0))
 		goto out;
@@ -1685,7 +1606,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 
 	/* Sniffed from the header, then told by the completion. */
 	for (i = 0; i < 2; i++) {
-		wc_init(&wc, NULL);
+		rdma_kt_wc_init(&wc, NULL);
 		if (i) {
 			wc.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 			wc.network_hdr_type = v6 ? RDMA_NETWORK_IPV6 :
@@ -1724,7 +1645,7 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 		rdma_destroy_ah_attr(&attr);
 	}
 
-	wc_init(&wc, NULL);
+	rdma_kt_wc_init(&wc, NULL);
 	ah = ib_create_ah_from_wc(fx.pd, &wc, &hdr->ibgrh, 1);
 	if (RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "ib_create_ah_from_wc: %ld",
 			   PTR_ERR(ah))) {
@@ -1770,8 +1691,8 @@ static void ah_from_wc_without_grh(struct rdma_ktap_ctx *ctx)
 		return;
 	if (!fx_init(ctx, &fx, NULL))
 		goto out;
-	hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
-	wc_init(&wc, NULL);
+	rdma_kt_hdr_ipv4(hdr, CT_PEER4, CT_ADDR4);
+	rdma_kt_wc_init(&wc, NULL);
 	wc.wc_flags = 0;
 	RDMA_KT_EQ(ctx, ib_init_ah_attr_from_wc(fx.dev, 1, &wc, &hdr->ibgrh,
 						&attr), -EPROTOTYPE);

@@ -16,50 +16,6 @@
 # shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
 . "$(dirname "$0")/../harness/lib.sh"
 
-# expect_out DESC PATTERN CMD...: CMD succeeds and its output matches.
-expect_out() {
-	local desc=$1 pat=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	ktap_diag "$* -> rc=$rc: $out"
-	if [ $rc -eq 0 ] && grep -qE "$pat" <<<"$out"; then
-		ktap_ok "$desc"
-	else
-		ktap_fail "$desc" "$out"
-	fi
-}
-
-# expect_none DESC PATTERN CMD...: CMD's output does not match.
-expect_none() {
-	local desc=$1 pat=$2 out
-
-	shift 2
-	out=$("$@" 2>&1)
-	ktap_diag "$* -> $out"
-	if grep -qE "$pat" <<<"$out"; then
-		ktap_fail "$desc" "$out"
-	else
-		ktap_ok "$desc"
-	fi
-}
-
-# expect_fail DESC PATTERN CMD...: CMD fails and its output matches.
-expect_fail() {
-	local desc=$1 pat=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	ktap_diag "$* -> rc=$rc: $out"
-	if [ $rc -ne 0 ] && grep -qiE "$pat" <<<"$out"; then
-		ktap_ok "$desc"
-	else
-		ktap_fail "$desc" "rc=$rc out=$out"
-	fi
-}
-
 guest() {
 	local mark out
 

@@ -14,21 +14,6 @@
 # shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
 . "$(dirname "$0")/../harness/lib.sh"
 
-# expect_fail DESC PATTERN CMD...: CMD fails and its stderr matches PATTERN.
-expect_fail() {
-	local desc=$1 pat=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	ktap_diag "$* -> rc=$rc: $out"
-	if [ $rc -ne 0 ] && grep -qiE "$pat" <<<"$out"; then
-		ktap_ok "$desc"
-	else
-		ktap_fail "$desc" "rc=$rc out=$out"
-	fi
-}
-
 guest() {
 	local mark out
 

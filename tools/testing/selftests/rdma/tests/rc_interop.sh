@@ -25,7 +25,7 @@
 #      response, ACK and ATOMIC ACK as a did in round 4: our responder
 #      answers the duplicates (the ATOMIC from its saved result)
 #   6  ibv_rc_pingpong (stock rdma-core) on b against our passive ULP
-# Our rxe's counters (/sys/class/infiniband/rxe0/rxe_counters) are checked
+# Our rxe's counters (/sys/class/infiniband/rxe0/ports/1/hw_counters) are checked
 # per round: RNR NAKs sent or received in every round, retries and
 # sequence NAKs in the rounds with drops.  The host checks the capture:
 # no malformed packet (tshark), every ICRC recomputed independently
@@ -70,17 +70,16 @@ setup() {
 
 # counter NAME: our rxe's counter NAME (0 on the stock stack)
 counter() {
-	local f=/sys/class/infiniband/rxe0/rxe_counters
+	local f=/sys/class/infiniband/rxe0/ports/1/hw_counters/$1
 
-	[ -r "$f" ] || { echo 0; return; }
-	awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }' "$f"
+	if [ -r "$f" ]; then cat "$f"; else echo 0; fi
 }
 
 counters_snapshot() {
 	local c
 
-	for c in retries rnr_nak_sent rnr_nak_rcvd seq_nak_sent \
-		duplicate_requests drop_seq retry_exceeded; do
+	for c in completer_retry_err send_rnr_err rcvd_rnr_err out_of_seq_request \
+		duplicate_request drop_seq retry_exceeded_err; do
 		echo "$c $(counter "$c")"
 	done
 }
@@ -230,11 +229,11 @@ round() {
 		fi
 	fi
 	[ "$RDMA_STACK" = project ] || return 0
-	ktap_diag "round $r: our counters moved by: $(for c in retries rnr_nak_sent rnr_nak_rcvd seq_nak_sent duplicate_requests drop_seq retry_exceeded; do printf '%s %s ' "$c" "$(delta "$c")"; done)"
+	ktap_diag "round $r: our counters moved by: $(for c in completer_retry_err send_rnr_err rcvd_rnr_err out_of_seq_request duplicate_request drop_seq retry_exceeded_err; do printf '%s %s ' "$c" "$(delta "$c")"; done)"
 	if [ "$mine_role" = active ]; then
-		c=rnr_nak_sent
+		c=send_rnr_err
 	else
-		c=rnr_nak_rcvd
+		c=rcvd_rnr_err
 	fi
 	n=$(delta "$c")
 	if [ "$n" -ge 1 ]; then
@@ -242,28 +241,28 @@ round() {
 	else
 		ktap_fail "round $r: our $c counter moved" "$n"
 	fi
-	if [ "$(delta retry_exceeded)" -eq 0 ]; then
+	if [ "$(delta retry_exceeded_err)" -eq 0 ]; then
 		ktap_ok "round $r: no retry exceeded"
 	else
-		ktap_fail "round $r: no retry exceeded" "$(delta retry_exceeded)"
+		ktap_fail "round $r: no retry exceeded" "$(delta retry_exceeded_err)"
 	fi
 	case "$mine_role:${5:-}" in
-	active:retries)
-		n=$(delta retries)
+	active:completer_retry_err)
+		n=$(delta completer_retry_err)
 		if [ "$n" -ge "$6" ]; then
-			ktap_ok "round $r: our retries counter moved ($n)"
+			ktap_ok "round $r: our completer_retry_err counter moved ($n)"
 		else
-			ktap_fail "round $r: our retries counter moved" "$n, want >= $6"
+			ktap_fail "round $r: our completer_retry_err counter moved" "$n, want >= $6"
 		fi
 		;;
 	passive:seq_nak)
-		n=$(delta seq_nak_sent)
+		n=$(delta out_of_seq_request)
 		if [ "$n" -ge 1 ]; then
 			ktap_ok "round $r: our responder sent sequence NAKs ($n)"
 		else
 			ktap_fail "round $r: our responder sent sequence NAKs" "$n"
 		fi
-		n=$(delta duplicate_requests)
+		n=$(delta duplicate_request)
 		if [ "$n" -ge 3 ]; then
 			ktap_ok "round $r: our responder answered duplicates ($n)"
 		else
@@ -360,13 +359,13 @@ rounds() {
 	round 1 a ""
 	round 2 b ""
 	if [ "$RDMA_ROLE" = a ]; then
-		round 3 a "" "$PSN_DROP_A" retries 2
-		round 4 a resp-psn "$PSN_DROP_R" retries 3
+		round 3 a "" "$PSN_DROP_A" completer_retry_err 2
+		round 4 a resp-psn "$PSN_DROP_R" completer_retry_err 3
 		round 5 b req-psn "$PSN_DROP_B" seq_nak
 	else
 		round 3 a req-psn "$PSN_DROP_A" seq_nak
 		round 4 a "" "$PSN_DROP_R"
-		round 5 b resp-psn "$PSN_DROP_B" retries 5
+		round 5 b resp-psn "$PSN_DROP_B" completer_retry_err 5
 	fi
 	[ "$RC_B_STOCK" = 1 ] && pp_round
 	return 0

@@ -295,7 +295,7 @@ static void ulp_send_work(struct work_struct *work)
 	union ib_gid dgid;
 	struct ib_ah *ah;
 	u8 mac[ETH_ALEN];
-	unsigned int i, j, failed = 0;
+	unsigned int i, j, failed = 0, done = 0;
 	ktime_t t0;
 	s64 us;
 	u32 len;
@@ -331,7 +331,7 @@ static void ulp_send_work(struct work_struct *work)
 	pr_info("ok 1 rdma_create_ah (sgid index %d)\n", c->sgid_index);
 
 	t0 = ktime_get();
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count && !READ_ONCE(c->stopping); i++) {
 		struct ib_qp *qp = c->qps[i % nqp];
 		u32 rq = n_dqpns ? dqpns[i % n_dqpns] : dqpn;
 
@@ -355,23 +355,30 @@ static void ulp_send_work(struct work_struct *work)
 			pr_info("ok %u echo size=%u qpn=%#x\n", i + 2, len,
 				qp->qp_num);
 		}
+		done++;
 	}
 	us = ktime_us_delta(ktime_get(), t0);
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-	pr_info("# rdma_ud_ulp: pass:%u fail:%u\n", count - failed, failed);
+	if (done < count)
+		pr_info("# rdma_ud_ulp: stopped after %u of %u datagrams: the device is going away\n",
+			done, count);
+	pr_info("# rdma_ud_ulp: pass:%u fail:%u\n", done - failed, failed);
 	pr_info("# rdma_ud_ulp: %u round trips in %lld us: %lld us per round trip\n",
-		count, us, us / count);
+		done, us, done ? us / done : 0);
 }
 
 static void ulp_teardown(struct ulp_ctx *c)
 {
 	unsigned int i;
 
-	cancel_work_sync(&c->send_work);
-	/* A receive handler still echoing finishes first; later ones stop. */
+	/*
+	 * A receive handler still echoing finishes first; later ones stop,
+	 * and so does the send loop, after the datagram it is waiting for.
+	 */
 	mutex_lock(&c->lock);
-	c->stopping = true;
+	WRITE_ONCE(c->stopping, true);
 	mutex_unlock(&c->lock);
+	cancel_work_sync(&c->send_work);
 	for (i = 0; i < ULP_MAX_QPS; i++)
 		if (c->qps[i])
 			ib_destroy_qp(c->qps[i]);
