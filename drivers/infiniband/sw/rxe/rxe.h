@@ -175,10 +175,21 @@ struct rxe_av {
 	u8			traffic_class;
 	u8			hop_limit;
 	u8			sgid_index;
+	u8			sl;
+	u8			static_rate;
 };
 
+/**
+ * struct rxe_ah - an address handle
+ * @ibah: the core's part
+ * @lock: modify_ah() rewrites @av under the write side; a UD post_send()
+ *	copies it under the read side and retries a torn copy, so neither
+ *	waits for the other and both stay safe in any context
+ * @av: the destination
+ */
 struct rxe_ah {
 	struct ib_ah		ibah;
+	seqlock_t		lock;
 	struct rxe_av		av;
 };
 
@@ -190,6 +201,7 @@ static inline struct rxe_ah *to_rah(struct ib_ah *ah)
 int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
 		     struct rxe_av *av);
 void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
+void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_av *av);
 
 /* ---- CQ ------------------------------------------------------------------- */
 

@@ -8,7 +8,10 @@
  * creating one fills the AV and takes no lock and allocates nothing, so
  * create_ah and destroy_ah are safe in any context, with or without
  * RDMA_CREATE_AH_SLEEPABLE.  AHs are not indexed; a UD send copies the AV
- * into its work request, so the send path never looks an AH up.
+ * into its work request, so the send path never looks an AH up.  The
+ * copy is made under the read side of the AH's seqlock, which
+ * modify_ah() writes under: a send never carries half an old and half a
+ * new destination.
  */
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -58,6 +61,8 @@ int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
 	av->traffic_class = grh->traffic_class;
 	av->hop_limit = grh->hop_limit ?: 64;
 	av->sgid_index = grh->sgid_index;
+	av->sl = attr->sl;
+	av->static_rate = attr->static_rate;
 	return 0;
 }
 
@@ -82,16 +87,37 @@ void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr)
 	grh->traffic_class = av->traffic_class;
 	grh->hop_limit = av->hop_limit;
 	grh->sgid_index = av->sgid_index;
+	attr->sl = av->sl;
+	attr->static_rate = av->static_rate;
 	memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
+}
+
+/**
+ * rxe_ah_get_av() - a consistent copy of an address handle's AV
+ * @ah: the address handle
+ * @av: filled in
+ *
+ * Context: any; retries while rxe_modify_ah() rewrites the AV.
+ */
+void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_av *av)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqbegin(&ah->lock);
+		*av = ah->av;
+	} while (read_seqretry(&ah->lock, seq));
 }
 
 int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata)
 {
 	struct rxe_dev *rxe = to_rdev(ibah->device);
+	struct rxe_ah *ah = to_rah(ibah);
 	int ret;
 
-	ret = rxe_av_from_attr(rxe, init->ah_attr, &to_rah(ibah)->av);
+	seqlock_init(&ah->lock);
+	ret = rxe_av_from_attr(rxe, init->ah_attr, &ah->av);
 	if (!ret)
 		atomic_inc(&rxe->num_objs);
 	return ret;
@@ -99,19 +125,27 @@ int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
+	struct rxe_ah *ah = to_rah(ibah);
 	struct rxe_av av;
+	unsigned long flags;
 	int ret;
 
 	ret = rxe_av_from_attr(to_rdev(ibah->device), attr, &av);
-	if (!ret)
-		to_rah(ibah)->av = av;
-	return ret;
+	if (ret)
+		return ret;
+	write_seqlock_irqsave(&ah->lock, flags);
+	ah->av = av;
+	write_sequnlock_irqrestore(&ah->lock, flags);
+	return 0;
 }
 
 int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
+	struct rxe_av av;
+
 	memset(attr, 0, sizeof(*attr));
-	rxe_av_to_attr(&to_rah(ibah)->av, attr);
+	rxe_ah_get_av(to_rah(ibah), &av);
+	rxe_av_to_attr(&av, attr);
 	return 0;
 }
 

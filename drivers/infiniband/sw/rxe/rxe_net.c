@@ -9,8 +9,14 @@
  * first rxe_net_get() opens them, the last rxe_net_put() closes them.  The
  * namespace's exit closes whatever is left.  rxe_ns_mutex nests inside
  * RTNL (the netdev notifier drops a device's use) and never the other way.
+ *
+ * Loopback.  A packet addressed to this host (an rxe device talking to
+ * itself or to another rxe device of the same namespace) is routed by IP
+ * through the loopback device like any other local traffic, and the
+ * receive side hands it to the device owning the destination address.
  */
 #include <linux/if_arp.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -40,14 +46,34 @@ struct rxe_ns {
 static unsigned int rxe_ns_id;
 static DEFINE_MUTEX(rxe_ns_mutex);
 
+/*
+ * Loopback: a packet to one of this host's own addresses comes back in
+ * through the loopback device.  It belongs to the rxe device of the
+ * netdev that holds its destination address.  Called under RCU (the UDP
+ * receive path); the netdev returned is only good inside it.
+ */
+static struct net_device *rxe_local_ndev(struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb->dev);
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	if (skb->protocol == htons(ETH_P_IPV6) && ipv6_stub->ipv6_dev_find)
+		return ipv6_stub->ipv6_dev_find(net, &ipv6_hdr(skb)->daddr,
+						NULL);
+	return NULL;
+}
+
 static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct ib_device *ibdev;
 	struct net_device *ndev = skb->dev;
 
-	if (is_vlan_dev(ndev))
+	if (ndev->flags & IFF_LOOPBACK)
+		ndev = rxe_local_ndev(skb);
+	if (ndev && is_vlan_dev(ndev))
 		ndev = vlan_dev_real_dev(ndev);
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	ibdev = ndev ? ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE) : NULL;
 	if (!ibdev) {
 		kfree_skb(skb);
 		return 0;

@@ -168,7 +168,7 @@ static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
 
 			if (!ud->ah || len > qp->mtu)
 				return -EINVAL;
-			wqe->av = to_rah(ud->ah)->av;
+			rxe_ah_get_av(to_rah(ud->ah), &wqe->av);
 			wqe->remote_qpn = ud->remote_qpn & RXE_QPN_MASK;
 			wqe->remote_qkey = (ud->remote_qkey & RXE_QKEY_CONTROLLED) ?
 					   qp->attr.qkey : ud->remote_qkey;

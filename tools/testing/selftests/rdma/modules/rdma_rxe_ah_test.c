@@ -128,6 +128,7 @@ static void rt_attr(struct rdma_ah_attr *attr, int sgid_index,
 	attr->type = rdma_ah_find_type(rt_dev, 1);
 	rdma_ah_set_port_num(attr, 1);
 	rdma_ah_set_sl(attr, 3);
+	rdma_ah_set_static_rate(attr, IB_RATE_10_GBPS);
 	rdma_ah_set_grh(attr, &d, 0x12345, sgid_index, 17, 0x20);
 	memcpy(attr->roce.dmac, rt_peer_mac, ETH_ALEN);
 }
@@ -147,7 +148,7 @@ static int pd_usecnt(void)
 
 /*
  * rdma_query_ah() on @ah must give back the address of @want: the
- * destination, GRH fields and MAC (the provider keeps no SL or rate).
+ * destination, GRH fields, SL, static rate and MAC.
  */
 static void expect_query(struct rdma_ktap_ctx *ctx, struct ib_ah *ah,
 			 const struct rdma_ah_attr *want, const char *what)
@@ -179,6 +180,10 @@ static void expect_query(struct rdma_ktap_ctx *ctx, struct ib_ah *ah,
 		       what, out.grh.flow_label, out.grh.traffic_class,
 		       out.grh.hop_limit, want->grh.flow_label,
 		       want->grh.traffic_class, want->grh.hop_limit);
+	RDMA_KT_EXPECT(ctx, out.sl == want->sl &&
+		       out.static_rate == want->static_rate,
+		       "%s: sl %u rate %u, expected %u %u", what, out.sl,
+		       out.static_rate, want->sl, want->static_rate);
 	RDMA_KT_EXPECT(ctx, ether_addr_equal(out.roce.dmac, want->roce.dmac),
 		       "%s: dmac %pM, expected %pM", what, out.roce.dmac,
 		       want->roce.dmac);
@@ -521,6 +526,8 @@ static void ah_modify(struct rdma_ktap_ctx *ctx)
 	rt_attr(&attr, rt_idx6, &dgid);
 	attr.grh.flow_label = 0x54321;
 	attr.grh.hop_limit = 9;
+	rdma_ah_set_sl(&attr, 5);
+	rdma_ah_set_static_rate(&attr, IB_RATE_25_GBPS);
 	RDMA_KT_EQ(ctx, rdma_modify_ah(ah, &attr), 0);
 	RDMA_KT_EXPECT(ctx, ah->sgid_attr && ah->sgid_attr->index == rt_idx6,
 		       "ah->sgid_attr not moved to %d", rt_idx6);
