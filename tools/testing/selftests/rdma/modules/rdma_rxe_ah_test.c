@@ -565,6 +565,9 @@ static void ah_from_wc(struct rdma_ktap_ctx *ctx, bool v6)
 	want.grh.hop_limit = RT_ROUTE_HOP;
 
 	rdma_kt_wc_init(&wc, NULL);
+	/* A reply takes the completion's SL and no static rate. */
+	rdma_ah_set_sl(&want, wc.sl);
+	rdma_ah_set_static_rate(&want, IB_RATE_PORT_CURRENT);
 	ah = ib_create_ah_from_wc(rt_pd, &wc, &hdr->ibgrh, 1);
 	if (RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "ib_create_ah_from_wc: %ld",
 			   PTR_ERR(ah))) {
