@@ -75,7 +75,11 @@ MODULE_PARM_DESC(mtu, "path MTU in bytes: 256, 512, 1024, 2048 or 4096");
 static int psn = -1;
 module_param(psn, int, 0444);
 MODULE_PARM_DESC(psn, "first PSN this end sends (default: random)");
-static uint timeout = 15;
+/*
+ * 537 ms: long enough that a TCG guest the host stops for a second or two
+ * does not run out of retries, short enough for the dropped-packet rounds.
+ */
+static uint timeout = 17;
 module_param(timeout, uint, 0444);
 MODULE_PARM_DESC(timeout, "local ACK timeout code (4.096 us << code)");
 static uint retry_cnt = 7;
