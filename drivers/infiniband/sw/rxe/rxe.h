@@ -534,6 +534,7 @@ struct rxe_qp {
 		u32		psn;		/* oldest PSN not acknowledged */
 		u32		retry_cnt;
 		u32		rnr_retry;
+		bool		rewound;	/* resending; later gaps wait */
 	} comp;
 
 	struct {

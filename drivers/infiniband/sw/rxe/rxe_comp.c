@@ -99,6 +99,7 @@ static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
 
 static void rxe_comp_progress(struct rxe_qp *qp)
 {
+	qp->comp.rewound = false;
 	qp->comp.retry_cnt = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	if (rxe_psn_diff(qp->req.psn, qp->comp.psn) > 0)
@@ -165,6 +166,7 @@ static void rxe_comp_retry_now(struct rxe_qp *qp)
 		return;
 	}
 	qp->comp.retry_cnt--;
+	qp->comp.rewound = true;
 	rxe_count(qp->rxe, RXE_CNT_RETRY);
 	rxe_req_retry(qp);
 	rxe_retrans_timer_arm(qp);
@@ -176,8 +178,13 @@ static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	u32 off;
 
 	if (pkt->psn != qp->comp.psn) {
-		/* A response went missing: ask again from the gap. */
-		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0)
+		/*
+		 * A response went missing: ask again from the gap, once; the
+		 * rest of the old response stream is ignored until the
+		 * resent request is answered (or the timer fires).
+		 */
+		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
+		    !qp->comp.rewound)
 			rxe_comp_retry_now(qp);
 		return;
 	}
@@ -216,7 +223,8 @@ static void rxe_comp_atomic_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	u64 orig;
 
 	if (pkt->psn != qp->comp.psn) {
-		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0)
+		if (rxe_psn_diff(pkt->psn, qp->comp.psn) > 0 &&
+		    !qp->comp.rewound)
 			rxe_comp_retry_now(qp);
 		return;
 	}
@@ -243,6 +251,15 @@ static void rxe_comp_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
 	u8 syn = rxe_aeth_syn(rxe_pkt_ext(pkt, RXE_MASK_AETH));
 	u32 psn = pkt->psn;
+
+	/*
+	 * A NAK names the PSN the responder expects: one before the oldest
+	 * unacknowledged PSN is stale (it was sent before a later ACK) and
+	 * must not rewind the requester.
+	 */
+	if ((syn & RXE_AETH_TYPE_MASK) != RXE_AETH_ACK &&
+	    rxe_psn_diff(psn, qp->comp.psn) < 0)
+		return;
 
 	switch (syn & RXE_AETH_TYPE_MASK) {
 	case RXE_AETH_ACK:
@@ -275,6 +292,13 @@ static void rxe_comp_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		switch (syn & 0x1f) {
 		case RXE_NAK_PSN_SEQ:
 			rxe_count(qp->rxe, RXE_CNT_SEQ_NAK_RCVD);
+			/*
+			 * While an RNR NAK is waited out, the requester resends
+			 * from its PSN anyway: a sequence NAK the rest of that
+			 * message drew is no reason to spend a retry.
+			 */
+			if (qp->req.rnr_wait && psn == qp->comp.psn)
+				break;
 			qp->comp.psn = psn;
 			rxe_comp_retry_now(qp);
 			break;

@@ -194,6 +194,11 @@ static bool rxe_qp_step(struct rxe_qp *qp)
  * more and this call returns at once.  With interrupts off, or after a
  * budget of passes, the rest is left to a work item.
  *
+ * The engine runs with bottom halves off, also when called from process
+ * context (post_send, the work item): a runner that could be preempted
+ * while it holds @eng_running would leave the packets the receive path
+ * queued meanwhile, and the ACKs they ask for, waiting for the scheduler.
+ *
  * Context: any.
  */
 void rxe_qp_run(struct rxe_qp *qp)
@@ -206,10 +211,12 @@ void rxe_qp_run(struct rxe_qp *qp)
 		rxe_qp_kick(qp);
 		return;
 	}
+	local_bh_disable();
 	spin_lock_irqsave(&qp->eng_lock, flags);
 	if (qp->eng_running) {
 		qp->eng_more = true;
 		spin_unlock_irqrestore(&qp->eng_lock, flags);
+		local_bh_enable();
 		return;
 	}
 	qp->eng_running = true;
@@ -230,6 +237,7 @@ void rxe_qp_run(struct rxe_qp *qp)
 	}
 	if (again)
 		rxe_qp_kick(qp);
+	local_bh_enable();
 }
 
 /**

@@ -143,9 +143,14 @@ static void rxe_resp_ack(struct rxe_qp *qp, u32 psn)
 			  psn, NULL);
 }
 
-/* Send the responses of an RDMA READ, PSNs from @psn on. */
+/*
+ * Send the responses of an RDMA READ, PSNs from @psn on.  With @cont the
+ * responses continue a message already begun (a duplicate request asking
+ * again from inside the original response stream): no FIRST or ONLY, as
+ * the requester is in the middle of the message.
+ */
 static void rxe_resp_read_data(struct rxe_qp *qp, struct rxe_mr *mr, u64 va,
-			       u32 len, u32 psn)
+			       u32 len, u32 psn, bool cont)
 {
 	u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu)), i, n, mask;
 	struct sk_buff *skb;
@@ -153,12 +158,11 @@ static void rxe_resp_read_data(struct rxe_qp *qp, struct rxe_mr *mr, u64 va,
 
 	for (i = 0; i < npkts; i++) {
 		n = min(len, qp->mtu);
-		if (npkts == 1)
-			op = RXE_OP_READ_RESP_ONLY;
-		else if (i == 0)
+		if (i == npkts - 1)
+			op = (i || cont) ? RXE_OP_READ_RESP_LAST :
+					   RXE_OP_READ_RESP_ONLY;
+		else if (i == 0 && !cont)
 			op = RXE_OP_READ_RESP_FIRST;
-		else if (i == npkts - 1)
-			op = RXE_OP_READ_RESP_LAST;
 		else
 			op = RXE_OP_READ_RESP_MIDDLE;
 		mask = rxe_opcode_mask(op);
@@ -182,8 +186,12 @@ static void rxe_resp_read_data(struct rxe_qp *qp, struct rxe_mr *mr, u64 va,
 	}
 }
 
-/* RDMA READ at @pkt (new or duplicate).  Returns false if it was refused. */
-static bool rxe_resp_read(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+/*
+ * RDMA READ at @pkt (new, or duplicate with @cont as for
+ * rxe_resp_read_data()).  Returns false if it was refused.
+ */
+static bool rxe_resp_read(struct rxe_qp *qp, const struct rxe_pkt *pkt,
+			  bool cont)
 {
 	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
 	u64 va = rxe_reth_va(reth);
@@ -205,20 +213,39 @@ static bool rxe_resp_read(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 			return false;
 		}
 	}
-	rxe_resp_read_data(qp, mr, va, len, pkt->psn);
+	rxe_resp_read_data(qp, mr, va, len, pkt->psn, cont);
 	if (mr)
 		rxe_mr_put(mr);
 	return true;
 }
 
+/* The READ or ATOMIC executed whose PSNs include @psn, if remembered. */
 static struct rxe_rd_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 {
+	struct rxe_rd_res *res;
 	unsigned int i;
 
-	for (i = 0; i < RXE_MAX_RD_ATOMIC; i++)
-		if (qp->resp.res[i].valid && qp->resp.res[i].first_psn == psn)
-			return &qp->resp.res[i];
+	for (i = 0; i < RXE_MAX_RD_ATOMIC; i++) {
+		res = &qp->resp.res[i];
+		if (res->valid && rxe_psn_diff(psn, res->first_psn) >= 0 &&
+		    rxe_psn_diff(psn, res->last_psn) <= 0)
+			return res;
+	}
 	return NULL;
+}
+
+/* Remember a READ or ATOMIC for its duplicates; the oldest goes first. */
+static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, bool atomic,
+					   u32 first_psn, u32 last_psn)
+{
+	struct rxe_rd_res *res = &qp->resp.res[qp->resp.res_head];
+
+	qp->resp.res_head = (qp->resp.res_head + 1) % RXE_MAX_RD_ATOMIC;
+	res->valid = true;
+	res->atomic = atomic;
+	res->first_psn = first_psn;
+	res->last_psn = last_psn;
+	return res;
 }
 
 static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
@@ -256,11 +283,7 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	spin_unlock_bh(&rxe_atomic_lock);
 	rxe_mr_put(mr);
 
-	res = &qp->resp.res[qp->resp.res_head];
-	qp->resp.res_head = (qp->resp.res_head + 1) % RXE_MAX_RD_ATOMIC;
-	res->valid = true;
-	res->atomic = true;
-	res->first_psn = pkt->psn;
+	res = rxe_resp_new_res(qp, true, pkt->psn, pkt->psn);
 	res->orig = orig;
 	qp->resp.msn++;
 	rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
@@ -273,11 +296,13 @@ static void rxe_resp_duplicate(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	struct rxe_rd_res *res;
 
 	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
+	res = rxe_resp_find_res(qp, pkt->psn);
 	if (pkt->mask & RXE_MASK_READ) {
-		rxe_resp_read(qp, pkt);
+		bool cont = res && !res->atomic && pkt->psn != res->first_psn;
+
+		rxe_resp_read(qp, pkt, cont);
 	} else if (pkt->mask & RXE_MASK_ATOMIC) {
-		res = rxe_resp_find_res(qp, pkt->psn);
-		if (res)
+		if (res && res->atomic && res->first_psn == pkt->psn)
 			rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
 					  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
 					  pkt->psn, &res->orig);
@@ -331,6 +356,12 @@ static bool rxe_resp_get_wqe(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		return true;
 	}
 	if (qp->type_mask == RXE_MASK_RC) {
+		/*
+		 * The rest of the message follows the packet refused; like
+		 * after a sequence NAK, it is dropped without a NAK of its
+		 * own until the requester sends the expected PSN again.
+		 */
+		qp->resp.nak_sent = true;
 		rxe_count(qp->rxe, RXE_CNT_RNR_NAK_SENT);
 		rxe_resp_send_ack(qp, RXE_OP_ACK,
 				  RXE_AETH_RNR_NAK | qp->attr.min_rnr_timer,
@@ -372,6 +403,13 @@ static bool rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 
 static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
+	/*
+	 * With immediate: a receive WQE must be there before anything of
+	 * the packet is taken, so that after an RNR NAK its resend finds
+	 * the responder where it was.
+	 */
+	if ((pkt->mask & RXE_MASK_IMMDT) && !rxe_resp_get_wqe(qp, pkt))
+		return false;
 	if (pkt->mask & RXE_MASK_FIRST) {
 		const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
 		u32 len = rxe_reth_len(reth);
@@ -404,9 +442,6 @@ static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	/* With immediate: a receive WQE must be there before data lands. */
-	if ((pkt->mask & RXE_MASK_IMMDT) && !rxe_resp_get_wqe(qp, pkt))
-		return false;
 	if (pkt->paylen)
 		rxe_mr_copy(qp->resp.mr, qp->resp.va,
 			    (void *)rxe_pkt_payload(pkt), pkt->paylen, true);
@@ -506,7 +541,9 @@ void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb)
 		u32 len = rxe_reth_len(rxe_pkt_ext(pkt, RXE_MASK_RETH));
 		u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
 
-		if (rxe_resp_read(qp, pkt)) {
+		if (rxe_resp_read(qp, pkt, false)) {
+			rxe_resp_new_res(qp, false, pkt->psn,
+					 rxe_psn_add(pkt->psn, npkts - 1));
 			qp->resp.msn++;
 			qp->resp.psn = rxe_psn_add(pkt->psn, npkts);
 		}

@@ -184,8 +184,15 @@ _ktap_lines() {
 # (default 60 s) bounds the wait for all planned cases to be printed.
 # The module's part of the kernel log is kept in $RESULTS/MOD.dmesg.
 run_ktap_module() {
-	local mod=$1 ko mark log ktap out plan n line desc why
-	local end=$((SECONDS + ${KTAP_MODULE_TIMEOUT:-60})) rc=0
+	ktap_module_begin "$@" && ktap_module_end "$1"
+}
+
+# ktap_module_begin MOD [PARAM=VALUE...]: the first half of run_ktap_module,
+# for a module that needs more from the test once loaded: loads MOD and
+# reports "MOD: load".  ktap_module_end MOD then waits for its KTAP, unloads
+# it and reports the rest; KTAP_MODULE_TIMEOUT counts from the load.
+ktap_module_begin() {
+	local mod=$1 ko mark out
 
 	shift
 	if ! ko=$(_find_module "$mod"); then
@@ -204,6 +211,14 @@ run_ktap_module() {
 		return 1
 	}
 	ktap_ok "$mod: load"
+	_KTAP_MOD_MARK=$mark
+	_KTAP_MOD_END=$((SECONDS + ${KTAP_MODULE_TIMEOUT:-60}))
+}
+
+ktap_module_end() {
+	local mod=$1 mark=$_KTAP_MOD_MARK end=$_KTAP_MOD_END
+	local log ktap out plan n line desc why rc=0
+
 	# Wait until the plan's number of results is there (or the timeout).
 	while :; do
 		ktap=$(kmsg_since "$mark" | _ktap_lines)
