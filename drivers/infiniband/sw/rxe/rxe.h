@@ -548,6 +548,7 @@ struct rxe_qp {
 		u32		wlen;		/* length of the open WRITE */
 		u32		res_head;	/* next @res slot */
 		struct rxe_rd_res res[RXE_MAX_RD_ATOMIC];
+		bool		last_wqe;	/* SRQ: Last WQE Reached raised */
 	} resp;
 
 };
