@@ -160,6 +160,8 @@ static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
  * @traffic_class: IPv6 traffic class / IPv4 TOS
  * @hop_limit: IPv6 hop limit / IPv4 TTL
  * @sgid_index: GID table index of the source
+ * @sl: service level, kept for query_ah() (RoCE v2 carries none)
+ * @static_rate: IB_RATE_* of the vector, kept for query_ah()
  *
  * Send work requests copy the AV of their AH, so the send path never looks
  * an AH up and never holds one.
