@@ -164,6 +164,8 @@ static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
  * @traffic_class: IPv6 traffic class / IPv4 TOS
  * @hop_limit: IPv6 hop limit / IPv4 TTL
  * @sgid_index: GID table index of the source
+ * @sl: service level, kept for query_ah() (RoCE v2 carries none)
+ * @static_rate: IB_RATE_* of the vector, kept for query_ah()
  *
  * Send work requests copy the AV of their AH, so the send path never looks
  * an AH up and never holds one.
@@ -553,6 +555,7 @@ struct rxe_qp {
 		u32		wlen;		/* length of the open WRITE */
 		u32		res_head;	/* next @res slot */
 		struct rxe_rd_res res[RXE_MAX_RD_ATOMIC];
+		bool		last_wqe;	/* SRQ: Last WQE Reached raised */
 	} resp;
 
 };

@@ -114,8 +114,18 @@ static void rxe_flush_rq(struct rxe_qp *qp)
 		wc.opcode = IB_WC_RECV;
 		rxe_cq_post(qp->rcq, &wc, false);
 	}
-	if (qp->srq)
+	if (qp->srq) {
+		/*
+		 * The SRQ keeps its WQEs; what this QP had taken is flushed
+		 * above.  Its owner learns that, once per entry into the
+		 * error state (RESET clears the flag).
+		 */
+		if (!qp->resp.last_wqe) {
+			qp->resp.last_wqe = true;
+			rxe_qp_async_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+		}
 		return;
+	}
 	for (;;) {
 		spin_lock_irqsave(&qp->rq.lock, flags);
 		if (qp->rq.tail == qp->rq.head) {
@@ -136,6 +146,8 @@ static void rxe_flush_rq(struct rxe_qp *qp)
 /**
  * rxe_qp_flush() - complete everything queued with a flush error
  * @qp: a QP in the error state; called by the engine only
+ *
+ * A QP on an SRQ also raises IB_EVENT_QP_LAST_WQE_REACHED, once.
  */
 void rxe_qp_flush(struct rxe_qp *qp)
 {

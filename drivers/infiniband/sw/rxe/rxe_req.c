@@ -7,7 +7,8 @@
  *
  * RC limits: at most RXE_MAX_UNACKED_PSNS PSNs in flight, at most
  * max_rd_atomic RDMA READs and ATOMICs outstanding, and IB_SEND_FENCE
- * waits for the outstanding ones.  UD and UC messages are done once sent.
+ * waits for the outstanding ones.  UD and UC messages are done once sent;
+ * a UD message larger than the MTU is done without being sent.
  * Local operations (IB_WR_REG_MR, IB_WR_LOCAL_INV) execute in SQ order.
  */
 #include "rxe.h"
@@ -244,6 +245,17 @@ int rxe_req_process(struct rxe_qp *qp)
 			done++;
 			if (wqe->status != IB_WC_SUCCESS)
 				break;
+			continue;
+		}
+		if (qp->type_mask == RXE_MASK_UD && wqe->length > qp->mtu) {
+			/*
+			 * IBTA C10-93.1.1: a datagram larger than the port's
+			 * MTU is not sent, and that is not an error either.
+			 */
+			wqe->state = RXE_WQE_DONE;
+			wqe->status = IB_WC_SUCCESS;
+			qp->req.idx++;
+			done++;
 			continue;
 		}
 		if (qp->type_mask == RXE_MASK_RC) {

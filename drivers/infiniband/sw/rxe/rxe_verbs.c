@@ -166,7 +166,7 @@ static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
 		if (qp->type_mask == RXE_MASK_UD) {
 			const struct ib_ud_wr *ud = ud_wr(wr);
 
-			if (!ud->ah || len > qp->mtu)
+			if (!ud->ah)
 				return -EINVAL;
 			rxe_ah_get_av(to_rah(ud->ah), &wqe->av);
 			wqe->remote_qpn = ud->remote_qpn & RXE_QPN_MASK;

@@ -4,8 +4,8 @@
 # Every KTAP test module staged under updates/selftests, on the project's
 # stack, one after the other; then every RDMA module must unload cleanly.
 # A new test module needs no change here: staging it is enough.
-# rdma_rxe_*_test modules need an rxe device: rxe_ah_ktap.sh and
-# rxe_ah_stress.sh run them.
+# rdma_rxe_*_test modules need an rxe device: rxe_ah_ktap.sh,
+# rxe_ah_stress.sh and rxe_loop_ktap.sh run them.
 #
 # vms: 1
 # stack-a: project

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Soft-RoCE talking to itself: rxe0 on eth0, then the KTAP module
+# rdma_rxe_loop_test, whose QPs reach each other through rxe0's own GIDs
+# over the loopback device (UD over IPv4 and IPv6 with reply AHs; RC
+# SEND, WRITE, READ, ATOMICs, RNR retry and a remote access error; UC
+# SEND and WRITE and its refusal of READ and ATOMIC; the SRQ limit event
+# and Last WQE Reached; the flush of a QP in the error state).  The port
+# counters must have moved by at least the traffic the module reports;
+# then rxe0 must hold no object and every module must unload.
+#
+# vms: 1
+# stack-a: project
+# timeout: 120
+
+# shellcheck disable=SC2317 # the phases are called through rdma_test_main
+# shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
+. "$(dirname "$0")/../harness/lib.sh"
+
+HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
+COUNTERS="rdma_sends rdma_recvs sent_pkts rcvd_pkts"
+
+rxe_objects() {
+	cat /sys/class/infiniband/rxe0/rxe_objects 2>/dev/null
+}
+
+# counters_snapshot: "name=value" for each of $COUNTERS
+counters_snapshot() {
+	local c
+
+	for c in $COUNTERS; do
+		echo "$c=$(cat "$HWC/$c" 2>/dev/null || echo missing)"
+	done
+}
+
+# counter_of SNAPSHOT NAME
+counter_of() {
+	sed -n "s/^$2=//p" <<<"$1"
+}
+
+# check_counter NAME BEFORE AFTER MIN: the counter moved by at least MIN.
+check_counter() {
+	local name=$1 before=$2 after=$3 min=$4
+
+	if ! [[ "$before" =~ ^[0-9]+$ && "$after" =~ ^[0-9]+$ ]]; then
+		ktap_fail "hw_counters: $name moved" "unreadable: '$before' -> '$after'"
+	elif [ $((after - before)) -ge "$min" ]; then
+		ktap_ok "hw_counters: $name moved"
+		ktap_diag "$name: +$((after - before)) (at least $min)"
+	else
+		ktap_fail "hw_counters: $name moved" "+$((after - before)), expected at least $min"
+	fi
+}
+
+guest() {
+	local before after traffic sends recvs pkts
+
+	ktap_check "rdma link add rxe0 type rxe netdev $NETDEV" rdma_link_add_rxe rxe0 || return
+	ktap_check "rxe0 has its IPv4 GID" \
+		retry_until 10 grep -q ffff /sys/class/infiniband/rxe0/ports/1/gids/*
+	before=$(counters_snapshot)
+	run_ktap_module rdma_rxe_loop_test ibdev=rxe0
+	after=$(counters_snapshot)
+
+	traffic=$(grep -o 'traffic sends=[0-9]* recvs=[0-9]* pkts=[0-9]*' \
+		"${RESULTS:-/tmp}/rdma_rxe_loop_test.dmesg" 2>/dev/null | tail -n 1)
+	if [[ "$traffic" =~ sends=([0-9]+)\ recvs=([0-9]+)\ pkts=([0-9]+) ]]; then
+		sends=${BASH_REMATCH[1]} recvs=${BASH_REMATCH[2]} pkts=${BASH_REMATCH[3]}
+		if [ "$sends" -gt 0 ] && [ "$recvs" -gt 0 ] && [ "$pkts" -gt 0 ]; then
+			ktap_ok "rdma_rxe_loop_test: traffic report"
+		else
+			ktap_fail "rdma_rxe_loop_test: traffic report" "no traffic: $traffic"
+		fi
+		check_counter rdma_sends "$(counter_of "$before" rdma_sends)" \
+			"$(counter_of "$after" rdma_sends)" "$sends"
+		check_counter rdma_recvs "$(counter_of "$before" rdma_recvs)" \
+			"$(counter_of "$after" rdma_recvs)" "$recvs"
+		check_counter sent_pkts "$(counter_of "$before" sent_pkts)" \
+			"$(counter_of "$after" sent_pkts)" "$pkts"
+		check_counter rcvd_pkts "$(counter_of "$before" rcvd_pkts)" \
+			"$(counter_of "$after" rcvd_pkts)" "$pkts"
+	else
+		ktap_fail "rdma_rxe_loop_test: traffic report" "no 'traffic sends=' line in its kernel log"
+	fi
+
+	if [ "$(rxe_objects)" = 0 ]; then
+		ktap_ok "rxe0: no object left"
+	else
+		ktap_fail "rxe0: no object left" "rxe_objects: $(rxe_objects)"
+	fi
+	check_modules_unload
+}
+
+rdma_test_main "$@"
