@@ -54,12 +54,13 @@ own_headers_only() {
 	find "$top/drivers" -name '.*.o.cmd' | grep -q . || { echo "no build records"; return 1; }
 }
 
-# modules_install puts our modules where a distro looks first.
+# modules_install puts our modules where a distro looks first (W=1: see
+# the stage step).
 modules_install_layout() {
 	local dir kver
 	dir=$(mktemp -d)
 	kver=$(make -s -C "$top" --no-print-directory print-kver)
-	make -C "$top" modules_install INSTALL_MOD_PATH="$dir" || return 1
+	make -C "$top" W=1 modules_install INSTALL_MOD_PATH="$dir" || return 1
 	ls "$dir/lib/modules/$kver/updates/drivers/infiniband/core/"ib_core.ko* || return 1
 	# Nothing outside updates/, and no test module in a distro install.
 	[ -z "$(find "$dir/lib/modules/$kver" -name '*.ko*' -not -path '*/updates/*')" ] || return 1
@@ -83,7 +84,9 @@ for t in $(make -s -C "$top/tools/testing/rdma-unit" print-fuzz-targets); do
 done
 step modules_install_layout modules_install_layout
 step lint bash "$here/lint.sh"
-step stage make -C "$top" stage
+# W=1 like build_w1 and lint: the same compiler flags, so the objects they
+# built are reused instead of every module being compiled again.
+step stage make -C "$top" W=1 stage
 
 # In-guest tests (QEMU): their own KTAP and summary line.
 guest_log=$logs/guest.log
