@@ -12,6 +12,8 @@
 #   BUILD    build folder (default: REPO/build)
 #   QEMU     QEMU binary (default: qemu-system-x86_64)
 #   VM_MEM   guest memory in MiB (default: 1024)
+#   RDMA_GUEST_APPEND  extra guest kernel command line, for debugging runs
+#            (e.g. "page_poison=1 slub_debug=FZPU")
 
 RDMA_HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 RDMA_SELFTEST_DIR=$(cd "$RDMA_HARNESS_DIR/.." && pwd -P)

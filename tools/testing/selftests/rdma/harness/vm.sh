@@ -99,7 +99,7 @@ rdma_run_guests() {
 			-display none -no-reboot -monitor none
 			-serial "file:$resdir/serial-$role.log"
 			-kernel "/boot/vmlinuz-$KVER" -initrd "$initrd"
-			-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check rdma_role=$role"
+			-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check rdma_role=$role${RDMA_GUEST_APPEND:+ $RDMA_GUEST_APPEND}"
 			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 			-virtfs "local,path=${out//,/,,},mount_tag=rdmaout,security_model=none,multidevs=remap"
 			-device "virtio-net-pci,netdev=n0,mac=$my_mac")

@@ -439,7 +439,8 @@ static int ulp_case_send(struct ulp_ctx *c, enum ib_wr_opcode op, u32 len,
 	int ret;
 
 	ulp_fill(c->tx, len, len + imm);
-	memset(c->echo, 0xee, len + 1);
+	/* the whole buffer: a byte past the echo must stay 0xee */
+	memset(c->echo, 0xee, ULP_BUF_BYTES);
 	if (!rnr_delay) {
 		ret = ulp_post_echo_rx(c, rx);
 		if (ret)
@@ -460,7 +461,8 @@ static int ulp_case_send(struct ulp_ctx *c, enum ib_wr_opcode op, u32 len,
 	if (ret)
 		return ret;
 	if (rx->wc.byte_len != len || rx->wc.opcode != IB_WC_RECV ||
-	    memcmp(c->echo, c->tx, len)) {
+	    memcmp(c->echo, c->tx, len) ||
+	    (len < ULP_BUF_BYTES && ((u8 *)c->echo)[len] != 0xee)) {
 		pr_info("# rdma_rc_ulp: echo of %u bytes: %u bytes, opcode %d\n",
 			len, rx->wc.byte_len, rx->wc.opcode);
 		return -EBADMSG;
