@@ -605,8 +605,8 @@ int rxe_mcast_deliver(struct rxe_dev *rxe, const union ib_gid *dgid,
 		      struct sk_buff *skb, const struct rxe_pkt *pkt);
 void rxe_mcast_cleanup(struct rxe_dev *rxe);
 void rxe_mcast_detach_all(struct rxe_qp *qp);
-void rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
-		      struct sk_buff *skb);
+bool rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
+		      struct sk_buff *skb, bool count);
 
 /* ---- engines -------------------------------------------------------------- */
 

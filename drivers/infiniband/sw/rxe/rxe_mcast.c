@@ -196,6 +196,7 @@ int rxe_mcast_deliver(struct rxe_dev *rxe, const union ib_gid *dgid,
 {
 	struct rxe_qp *qps[RXE_MAX_MCAST_QP_ATTACH];
 	unsigned int n = 0, i;
+	bool counted = false;
 	struct sk_buff *c;
 	struct rxe_mcg *g;
 
@@ -212,8 +213,8 @@ int rxe_mcast_deliver(struct rxe_dev *rxe, const union ib_gid *dgid,
 	}
 	for (i = 0; i < n; i++) {
 		c = (i + 1 < n) ? skb_clone(skb, GFP_ATOMIC) : skb;
-		if (c)
-			rxe_rcv_mcast_qp(rxe, qps[i], c);
+		if (c && rxe_rcv_mcast_qp(rxe, qps[i], c, !counted))
+			counted = true;
 		rxe_qp_put(qps[i]);
 	}
 	return n;

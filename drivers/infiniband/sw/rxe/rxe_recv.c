@@ -91,8 +91,13 @@ static enum rxe_drop rxe_check_ud(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	return RXE_DROP_NONE;
 }
 
-static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
-		       struct sk_buff *skb)
+/*
+ * Hand @skb to @qp.  A multicast datagram is counted in rcvd_pkts once,
+ * not once per attached QP: @count is false for the copies after the
+ * first one accepted.  Returns true if the QP took the packet.
+ */
+static bool rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
+		       struct sk_buff *skb, bool count)
 {
 	struct rxe_pkt *pkt = &rxe_cb(skb)->pkt;
 	struct sk_buff_head *q;
@@ -103,25 +108,28 @@ static void rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 		why = rxe_check_ud(qp, pkt);
 	if (why) {
 		rxe_drop(rxe, skb, why);
-		return;
+		return false;
 	}
 	/* Accepted: from here on the QP owns the packet. */
-	rxe_count(rxe, RXE_CNT_RCVD_PKTS);
-	rxe_count_add(rxe, RXE_CNT_RCVD_BYTES, pkt->len);
+	if (count) {
+		rxe_count(rxe, RXE_CNT_RCVD_PKTS);
+		rxe_count_add(rxe, RXE_CNT_RCVD_BYTES, pkt->len);
+	}
 	if (qp->type_mask == RXE_MASK_UD) {
 		rxe_resp_ud(qp, skb, pkt);
-		return;
+		return true;
 	}
 	q = (pkt->mask & RXE_MASK_REQ) ? &qp->resp_pkts : &qp->comp_pkts;
 	if (skb_queue_len(q) >= RXE_MAX_QUEUED_PKTS) {
 		rxe_drop(rxe, skb, RXE_DROP_STATE);
-		return;
+		return true;
 	}
 	/* A response queued behind others waits its turn: ack_deferred. */
 	if (q == &qp->comp_pkts && !skb_queue_empty(q))
 		rxe_count(rxe, RXE_CNT_ACK_DEFERRED);
 	skb_queue_tail(q, skb);
 	rxe_qp_run(qp);
+	return true;
 }
 
 /**
@@ -174,7 +182,7 @@ void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb)
 		rxe_drop(rxe, skb, RXE_DROP_QPN);
 		return;
 	}
-	rxe_rcv_qp(rxe, qp, skb);
+	rxe_rcv_qp(rxe, qp, skb, true);
 	rxe_qp_put(qp);
 }
 
@@ -183,9 +191,12 @@ void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb)
  * @rxe: the device
  * @qp: an attached QP, referenced by the caller
  * @skb: a copy for this QP, consumed
+ * @count: count the datagram in rcvd_pkts/rcvd_bytes if the QP takes it
+ *
+ * Return: true if the QP took it.
  */
-void rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
-		      struct sk_buff *skb)
+bool rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
+		      struct sk_buff *skb, bool count)
 {
-	rxe_rcv_qp(rxe, qp, skb);
+	return rxe_rcv_qp(rxe, qp, skb, count);
 }

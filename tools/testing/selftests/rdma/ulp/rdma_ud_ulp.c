@@ -22,11 +22,20 @@
  *
  * Sizes of the send mode cycle through 0, 1, 2, 3, 4, 5 and then larger
  * values up to @size, so that every pad length and the path MTU are used.
+ *
+ * mgid=GROUP (an IPv4 or IPv6 multicast address) makes it multicast UD:
+ * the echo mode attaches every QP to the group, checks that each datagram
+ * was sent to it and answers the sender at @dest/@dmac (a reply AH cannot
+ * come from a completion whose destination is a group); the send mode
+ * sends to the group (QPN 0xffffff, the group's MAC) and expects @copies
+ * identical echoes per datagram, one from each attached QP.
  */
 #include <linux/module.h>
 #include <linux/etherdevice.h>
 #include <linux/inet.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
@@ -37,6 +46,7 @@
 #define ULP_RX_DEPTH	32
 #define ULP_TIMEOUT	(5 * HZ)
 #define ULP_MAX_QPS	8
+#define ULP_MCAST_QPN	0xffffff
 
 static char *mode = "echo";
 module_param(mode, charp, 0444);
@@ -78,6 +88,12 @@ MODULE_PARM_DESC(dqpns, "send: the peer's QP numbers; datagram i goes from local
 static char *gid = "ipv4";
 module_param(gid, charp, 0444);
 MODULE_PARM_DESC(gid, "source GID: ipv4 (IPv4-mapped) or ipv6 (first IPv6 one)");
+static char *mgid;
+module_param(mgid, charp, 0444);
+MODULE_PARM_DESC(mgid, "multicast group (IPv4 or IPv6 address): echo attaches to it, send sends to it");
+static uint copies = 1;
+module_param(copies, uint, 0444);
+MODULE_PARM_DESC(copies, "send: echoes expected per datagram (attached QPs of the peer)");
 
 struct ulp_buf {
 	void		*data;
@@ -103,11 +119,22 @@ struct ulp_ctx {
 	struct ulp_buf		tx;
 	struct completion	tx_done;
 	enum ib_wc_status	tx_status;
-	/* send mode: the last echo received, and on which QP */
+	/*
+	 * send mode: each echo completes @echo_done and counts as good if
+	 * it came to @want_qp with the @want_len bytes of @tx, else as bad
+	 */
 	struct completion	echo_done;
-	u32			echo_len;
-	struct ib_qp		*echo_qp;
-	void			*echo_data;
+	struct ib_qp		*want_qp;
+	u32			want_len;
+	u32			echo_len;	/* of the last echo */
+	u32			echo_good;
+	u32			echo_bad;
+	bool			sender;
+	/* multicast: the group, and the echo mode's AH back to the sender */
+	union ib_gid		group;
+	bool			attached[ULP_MAX_QPS];
+	struct ib_ah		*reply_ah;
+	u64			not_group;
 	/* held by a receive handler while it uses the QP; guards @stopping */
 	struct mutex		lock;
 	bool			stopping;
@@ -175,12 +202,52 @@ static int ulp_send(struct ulp_ctx *c, struct ib_qp *qp, struct ib_ah *ah,
 	return c->tx_status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
+/* Was the datagram in @b sent to the multicast group? */
+static bool ulp_to_group(struct ulp_ctx *c, const struct ib_wc *wc,
+			 const struct ulp_buf *b)
+{
+	enum rdma_network_type t = RDMA_NETWORK_IPV6;
+	union ib_gid sgid, dgid;
+
+	if (!(wc->wc_flags & IB_WC_GRH))
+		return false;
+	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		t = wc->network_hdr_type;
+	if (ib_get_gids_from_rdma_hdr(b->data, t, &sgid, &dgid))
+		return false;
+	return !memcmp(&dgid, &c->group, sizeof(dgid));
+}
+
+/* Echo mode: send the datagram in @b back (the QP's lock is held). */
+static void ulp_echo(struct ulp_ctx *c, struct ib_wc *wc, struct ulp_buf *b,
+		     u32 len)
+{
+	struct ib_ah *ah = c->reply_ah;
+
+	if (mgid && !ulp_to_group(c, wc, b)) {
+		c->not_group++;
+		return;
+	}
+	if (!ah) {
+		ah = ib_create_ah_from_wc(c->pd, wc, b->data, c->port);
+		if (IS_ERR(ah)) {
+			pr_info("# rdma_ud_ulp: no AH from the completion: %ld\n",
+				PTR_ERR(ah));
+			return;
+		}
+	}
+	memcpy(c->tx.data, b->data + ULP_GRH_BYTES, len);
+	if (!ulp_send(c, wc->qp, ah, wc->src_qp, len))
+		c->echoed++;
+	if (ah != c->reply_ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
 static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ulp_ctx *c = cq->cq_context;
 	struct ulp_buf *b = container_of(wc->wr_cqe, struct ulp_buf, cqe);
 	u32 len;
-	struct ib_ah *ah;
 
 	mutex_lock(&c->lock);
 	if (wc->status != IB_WC_SUCCESS || c->stopping) {
@@ -193,24 +260,17 @@ static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	len = wc->byte_len >= ULP_GRH_BYTES ? wc->byte_len - ULP_GRH_BYTES : 0;
 
-	if (c->echo_data) {
-		/* send mode: hand the payload to the waiting sender */
+	if (c->sender) {
+		/* send mode: check the echo against what was sent */
 		c->echo_len = len;
-		c->echo_qp = wc->qp;
-		memcpy(c->echo_data, b->data + ULP_GRH_BYTES,
-		       min_t(u32, len, ULP_MAX_PAYLOAD));
+		if (wc->qp == c->want_qp && len == c->want_len &&
+		    !memcmp(b->data + ULP_GRH_BYTES, c->tx.data, len))
+			c->echo_good++;
+		else
+			c->echo_bad++;
 		complete(&c->echo_done);
 	} else {
-		ah = ib_create_ah_from_wc(c->pd, wc, b->data, c->port);
-		if (IS_ERR(ah)) {
-			pr_info("# rdma_ud_ulp: no AH from the completion: %ld\n",
-				PTR_ERR(ah));
-		} else {
-			memcpy(c->tx.data, b->data + ULP_GRH_BYTES, len);
-			if (!ulp_send(c, wc->qp, ah, wc->src_qp, len))
-				c->echoed++;
-			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-		}
+		ulp_echo(c, wc, b, len);
 	}
 	if (ulp_post_recv(c, wc->qp, b))
 		pr_info("# rdma_ud_ulp: cannot repost a receive\n");
@@ -279,6 +339,84 @@ static int ulp_parse_dest(union ib_gid *dgid, u8 *mac)
 	return -EINVAL;
 }
 
+/* The group's GID and its Ethernet multicast address. */
+static int ulp_parse_group(union ib_gid *group, u8 *mac)
+{
+	struct in6_addr *a = (struct in6_addr *)group->raw;
+	__be32 v4;
+
+	if (in4_pton(mgid, -1, (u8 *)&v4, -1, NULL)) {
+		if (!ipv4_is_multicast(v4))
+			return -EINVAL;
+		ipv6_addr_set_v4mapped(v4, a);
+		if (mac)
+			ip_eth_mc_map(v4, mac);
+		return 0;
+	}
+	if (!in6_pton(mgid, -1, group->raw, -1, NULL) ||
+	    !ipv6_addr_is_multicast(a))
+		return -EINVAL;
+	if (mac)
+		ipv6_eth_mc_map(a, mac);
+	return 0;
+}
+
+/* Send mode: the AH to the peer, or to the group; NULL after a failure. */
+static struct ib_ah *ulp_send_ah(struct ulp_ctx *c, int *err)
+{
+	struct rdma_ah_attr attr = {};
+	union ib_gid dgid;
+	u8 mac[ETH_ALEN];
+	struct ib_ah *ah;
+	int ret;
+
+	ret = mgid ? ulp_parse_group(&dgid, mac) : ulp_parse_dest(&dgid, mac);
+	if (!ret && c->sgid_index < 0)
+		ret = -ENODATA;
+	if (ret) {
+		*err = ret;
+		return NULL;
+	}
+	attr.type = rdma_ah_find_type(c->dev, c->port);
+	rdma_ah_set_port_num(&attr, c->port);
+	rdma_ah_set_grh(&attr, &dgid, 0, c->sgid_index, 64, 0);
+	memcpy(attr.roce.dmac, mac, ETH_ALEN);
+	/* The atomic path: flags 0, bottom halves off. */
+	local_bh_disable();
+	ah = rdma_create_ah(c->pd, &attr, 0);
+	local_bh_enable();
+	*err = PTR_ERR_OR_ZERO(ah);
+	return IS_ERR(ah) ? NULL : ah;
+}
+
+/*
+ * Send datagram @i of @len bytes (already in the tx buffer) from @qp and
+ * wait for its @copies echoes.
+ */
+static int ulp_send_one(struct ulp_ctx *c, struct ib_qp *qp,
+			struct ib_ah *ah, u32 rqpn, u32 len)
+{
+	unsigned int k;
+	int ret;
+
+	mutex_lock(&c->lock);
+	reinit_completion(&c->echo_done);
+	c->want_qp = qp;
+	c->want_len = len;
+	c->echo_good = 0;
+	c->echo_bad = 0;
+	mutex_unlock(&c->lock);
+	ret = ulp_send(c, qp, ah, rqpn, len);
+	for (k = 0; !ret && k < copies; k++)
+		if (!wait_for_completion_timeout(&c->echo_done, ULP_TIMEOUT))
+			ret = -ETIMEDOUT;
+	mutex_lock(&c->lock);
+	if (!ret && (c->echo_good != copies || c->echo_bad))
+		ret = -EBADMSG;
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
 static u32 ulp_size_of(unsigned int i)
 {
 	static const u32 small[] = { 0, 1, 2, 3, 4, 5, 63, 64, 255, 256 };
@@ -291,11 +429,8 @@ static u32 ulp_size_of(unsigned int i)
 static void ulp_send_work(struct work_struct *work)
 {
 	struct ulp_ctx *c = container_of(work, struct ulp_ctx, send_work);
-	struct rdma_ah_attr attr = {};
-	union ib_gid dgid;
-	struct ib_ah *ah;
-	u8 mac[ETH_ALEN];
 	unsigned int i, j, failed = 0, done = 0;
+	struct ib_ah *ah;
 	ktime_t t0;
 	s64 us;
 	u32 len;
@@ -304,24 +439,12 @@ static void ulp_send_work(struct work_struct *work)
 
 	pr_info("KTAP version 1\n");
 	pr_info("# suite: rdma_ud_ulp send to %s qpn %#x from %s qpn %#x\n",
-		dest ?: "?", dqpn, dev_name(&c->dev->dev), c->qp->qp_num);
-	pr_info("1..%u\n", count + 1);
+		mgid ?: dest ?: "?", mgid ? ULP_MCAST_QPN : dqpn,
+		dev_name(&c->dev->dev), c->qp->qp_num);
+	pr_info("1..%u\n", count + 1 + !!mgid);
 
-	ret = ulp_parse_dest(&dgid, mac);
-	if (!ret && c->sgid_index < 0)
-		ret = -ENODATA;
-	if (!ret) {
-		attr.type = rdma_ah_find_type(c->dev, c->port);
-		rdma_ah_set_port_num(&attr, c->port);
-		rdma_ah_set_grh(&attr, &dgid, 0, c->sgid_index, 64, 0);
-		memcpy(attr.roce.dmac, mac, ETH_ALEN);
-		/* The atomic path: flags 0, bottom halves off. */
-		local_bh_disable();
-		ah = rdma_create_ah(c->pd, &attr, 0);
-		local_bh_enable();
-		ret = PTR_ERR_OR_ZERO(ah);
-	}
-	if (ret) {
+	ah = ulp_send_ah(c, &ret);
+	if (!ah) {
 		pr_info("not ok 1 rdma_create_ah # error %d (sgid index %d)\n",
 			ret, c->sgid_index);
 		for (i = 0; i < count; i++)
@@ -333,31 +456,38 @@ static void ulp_send_work(struct work_struct *work)
 	t0 = ktime_get();
 	for (i = 0; i < count && !READ_ONCE(c->stopping); i++) {
 		struct ib_qp *qp = c->qps[i % nqp];
-		u32 rq = n_dqpns ? dqpns[i % n_dqpns] : dqpn;
+		u32 rq = mgid ? ULP_MCAST_QPN :
+			 n_dqpns ? dqpns[i % n_dqpns] : dqpn;
 
 		len = ulp_size_of(i);
 		p = c->tx.data;
 		for (j = 0; j < len; j++)
 			p[j] = (u8)(i * 31 + j);
-		reinit_completion(&c->echo_done);
-		ret = ulp_send(c, qp, ah, rq, len);
-		if (!ret && !wait_for_completion_timeout(&c->echo_done,
-							 ULP_TIMEOUT))
-			ret = -ETIMEDOUT;
-		if (!ret && (c->echo_len != len || c->echo_qp != qp ||
-			     memcmp(c->echo_data, c->tx.data, len)))
-			ret = -EBADMSG;
+		ret = ulp_send_one(c, qp, ah, rq, len);
 		if (ret) {
 			failed++;
-			pr_info("not ok %u echo size=%u qpn=%#x # error %d (echo %u bytes)\n",
-				i + 2, len, qp->qp_num, ret, c->echo_len);
+			pr_info("not ok %u echo size=%u qpn=%#x # error %d (last echo %u bytes, %u good, %u bad)\n",
+				i + 2, len, qp->qp_num, ret, c->echo_len,
+				c->echo_good, c->echo_bad);
 		} else {
-			pr_info("ok %u echo size=%u qpn=%#x\n", i + 2, len,
-				qp->qp_num);
+			pr_info("ok %u echo size=%u qpn=%#x%s\n", i + 2, len,
+				qp->qp_num, copies > 1 ? " (every copy)" : "");
 		}
 		done++;
 	}
 	us = ktime_us_delta(ktime_get(), t0);
+	if (mgid && done == count) {
+		/* a group member too many would have answered by now */
+		msleep(500);
+		mutex_lock(&c->lock);
+		ret = c->echo_good != copies || c->echo_bad;
+		mutex_unlock(&c->lock);
+		if (ret)
+			failed++;
+		pr_info("%sok %u no echo beyond %u per datagram%s\n",
+			ret ? "not " : "", count + 2, copies,
+			ret ? " # extra echoes" : "");
+	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	if (done < count)
 		pr_info("# rdma_ud_ulp: stopped after %u of %u datagrams: the device is going away\n",
@@ -379,9 +509,15 @@ static void ulp_teardown(struct ulp_ctx *c)
 	WRITE_ONCE(c->stopping, true);
 	mutex_unlock(&c->lock);
 	cancel_work_sync(&c->send_work);
-	for (i = 0; i < ULP_MAX_QPS; i++)
+	for (i = 0; i < ULP_MAX_QPS; i++) {
+		if (c->attached[i] && ib_detach_mcast(c->qps[i], &c->group, 0))
+			pr_info("# rdma_ud_ulp: cannot detach qpn %#x\n",
+				c->qps[i]->qp_num);
 		if (c->qps[i])
 			ib_destroy_qp(c->qps[i]);
+	}
+	if (c->reply_ah)
+		rdma_destroy_ah(c->reply_ah, RDMA_DESTROY_AH_SLEEPABLE);
 	if (c->recv_cq)
 		ib_free_cq(c->recv_cq);
 	if (c->send_cq)
@@ -391,7 +527,6 @@ static void ulp_teardown(struct ulp_ctx *c)
 	ulp_unmap_buf(c, &c->tx, DMA_TO_DEVICE);
 	if (c->pd)
 		ib_dealloc_pd(c->pd);
-	kfree(c->echo_data);
 	kfree(c);
 }
 
@@ -475,6 +610,43 @@ static int ulp_setup(struct ulp_ctx *c)
 	return ret;
 }
 
+/* Echo mode, multicast: attach every QP, make the AH back to the sender. */
+static int ulp_setup_group(struct ulp_ctx *c)
+{
+	struct rdma_ah_attr attr = {};
+	union ib_gid dgid;
+	u8 mac[ETH_ALEN];
+	unsigned int i;
+	int ret;
+
+	ret = ulp_parse_group(&c->group, NULL);
+	if (ret)
+		return ret;
+	for (i = 0; i < nqp; i++) {
+		ret = ib_attach_mcast(c->qps[i], &c->group, 0);
+		if (ret)
+			return ret;
+		c->attached[i] = true;
+	}
+	ret = ulp_parse_dest(&dgid, mac);
+	if (!ret && c->sgid_index < 0)
+		ret = -ENODATA;
+	if (ret)
+		return ret;
+	attr.type = rdma_ah_find_type(c->dev, c->port);
+	rdma_ah_set_port_num(&attr, c->port);
+	rdma_ah_set_grh(&attr, &dgid, 0, c->sgid_index, 64, 0);
+	memcpy(attr.roce.dmac, mac, ETH_ALEN);
+	c->reply_ah = rdma_create_ah(c->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(c->reply_ah)) {
+		ret = PTR_ERR(c->reply_ah);
+		c->reply_ah = NULL;
+		return ret;
+	}
+	pr_info("# rdma_ud_ulp: %u QPs attached to %s\n", nqp, mgid);
+	return 0;
+}
+
 static int ulp_add_one(struct ib_device *dev)
 {
 	struct ulp_ctx *c;
@@ -495,21 +667,19 @@ static int ulp_add_one(struct ib_device *dev)
 	init_completion(&c->tx_done);
 	init_completion(&c->echo_done);
 	INIT_WORK(&c->send_work, ulp_send_work);
-	if (!strcmp(mode, "send")) {
-		c->echo_data = kzalloc(ULP_MAX_PAYLOAD, GFP_KERNEL);
-		if (!c->echo_data) {
-			kfree(c);
-			return -ENOMEM;
-		}
-	}
+	c->sender = !strcmp(mode, "send");
 	ret = ulp_setup(c);
+	if (!ret) {
+		c->sgid_index = ulp_pick_sgid(c);
+		if (mgid && !c->sender)
+			ret = ulp_setup_group(c);
+	}
 	if (ret) {
 		pr_info("# rdma_ud_ulp: set-up on %s failed: %d\n",
 			dev_name(&dev->dev), ret);
 		ulp_teardown(c);
 		return ret;
 	}
-	c->sgid_index = ulp_pick_sgid(c);
 	qpn = c->qp->qp_num;
 	for (i = 0, n = 0; i < nqp; i++)
 		n += scnprintf(qpns + n, sizeof(qpns) - n, "%s%u", i ? "," : "",
@@ -517,7 +687,7 @@ static int ulp_add_one(struct ib_device *dev)
 	ulp = c;
 	pr_info("# rdma_ud_ulp: %s mode on %s port %u, qpn %#x\n", mode,
 		dev_name(&dev->dev), c->port, qpn);
-	if (c->echo_data)
+	if (c->sender)
 		queue_work(system_unbound_wq, &c->send_work);
 	return 0;
 }
@@ -532,6 +702,9 @@ static void ulp_remove_one(struct ib_device *dev, void *client_data)
 	qpn = 0;
 	pr_info("# rdma_ud_ulp: %s: echoed %llu datagrams\n",
 		dev_name(&dev->dev), c->echoed);
+	if (mgid && !c->sender)
+		pr_info("# rdma_ud_ulp: %s: %llu datagrams not sent to the group\n",
+			dev_name(&dev->dev), c->not_group);
 	ulp_teardown(c);
 }
 
@@ -546,6 +719,7 @@ static int __init ulp_init(void)
 	if (strcmp(mode, "echo") && strcmp(mode, "send"))
 		return -EINVAL;
 	if (size > ULP_MAX_PAYLOAD || !count || !nqp || nqp > ULP_MAX_QPS ||
+	    !copies ||
 	    (strcmp(gid, "ipv4") && strcmp(gid, "ipv6")))
 		return -EINVAL;
 	return ib_register_client(&ulp_client);
