@@ -93,7 +93,7 @@ run_boot() {
 	# A guest that died before its script ran (a boot that went wrong on
 	# a starved host) gets one more boot; a failure later on does not.
 	for try in 1 2; do
-		if RDMA_WIRE_DUMP=0 rdma_run_guests "$here/bench_guest.sh" "$dir" 2 \
+		if RDMA_WIRE_DUMP=0 RDMA_GUEST_DEBUG='' rdma_run_guests "$here/bench_guest.sh" "$dir" 2 \
 			"$stack" "$stack" "$to"; then
 			break
 		fi

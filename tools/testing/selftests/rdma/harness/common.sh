@@ -12,8 +12,10 @@
 #   BUILD    build folder (default: REPO/build)
 #   QEMU     QEMU binary (default: qemu-system-x86_64)
 #   VM_MEM   guest memory in MiB (default: 1024)
-#   RDMA_GUEST_APPEND  extra guest kernel command line, for debugging runs
-#            (e.g. "page_poison=1 slub_debug=FZPU")
+#   RDMA_GUEST_DEBUG   memory debugging on the guest kernel command line
+#            (default: "page_poison=1 slub_debug=FZ"; make bench sets "")
+#   RDMA_GUEST_APPEND  more guest kernel command line, for debugging runs
+#            (e.g. "slub_debug=FZPU" to also get the allocation tracks)
 
 RDMA_HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 RDMA_SELFTEST_DIR=$(cd "$RDMA_HARNESS_DIR/.." && pwd -P)
@@ -22,6 +24,7 @@ BUILD=${BUILD:-$REPO_ROOT/build}
 STAGE=${STAGE:-$REPO_ROOT/build/stage}
 QEMU=${QEMU:-qemu-system-x86_64}
 VM_MEM=${VM_MEM:-1024}
+RDMA_GUEST_DEBUG=${RDMA_GUEST_DEBUG-page_poison=1 slub_debug=FZ}
 
 # The newest 6.12 kernel that has its headers (a build dir) installed.
 rdma_detect_kver() {

@@ -156,7 +156,7 @@ kmsg_since() {
 }
 
 _kernel_trouble() {
-	grep -E 'WARNING:|BUG:|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption' | head -n 3
+	grep -E 'WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption|pagealloc: ' | head -n 3
 }
 
 # The path of MOD.ko: from modinfo (after depmod), else from STAGE.
