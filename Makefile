@@ -29,10 +29,10 @@ BENCHSRC := $(SELFTESTS)/bench
 STAGE ?= $(TOP)/build/stage
 # The test ULP built against the stock kernel (its headers and symbols), for
 # stock guests: one source, built for each stack.
-STOCK_ULP := $(TOP)/build/ulp-stock
+STOCK_ULP := $(TOP)/build/stock/ulp
 STAGE_STOCK ?= $(TOP)/build/stage-stock
 # The same for the load generator of make bench.
-STOCK_BENCH := $(TOP)/build/bench-stock
+STOCK_BENCH := $(TOP)/build/stock/bench
 
 # Our include/ must be searched before the kernel's own include/ so that
 # <rdma/...> resolves to this tree.  Kbuild puts NOSTDINC_FLAGS ahead of
@@ -75,12 +75,13 @@ modules_install: modules
 
 ulp-stock: kdir-check
 	mkdir -p $(STOCK_ULP)
-	cp $(ULPSRC)/Kbuild $(ULPSRC)/*.c $(STOCK_ULP)/
+	cp $(ULPSRC)/Kbuild $(ULPSRC)/*.[ch] $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_ULP) modules
 
 bench-stock: kdir-check
-	mkdir -p $(STOCK_BENCH)
+	mkdir -p $(STOCK_BENCH) $(STOCK_ULP)
 	cp $(BENCHSRC)/Kbuild $(BENCHSRC)/*.[ch] $(STOCK_BENCH)/
+	cp $(ULPSRC)/*.h $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_BENCH) modules
 
 # What the QEMU guests load: every module plus the KTAP test modules; the

@@ -166,7 +166,6 @@ int bench_parse_args(char *words, struct bench_args *a);
 int bench_ah_run(struct bench_ctx *c, const struct bench_args *a,
 		 char *res, size_t len);
 
-int bench_pick_sgid(struct bench_ctx *c);
 int bench_fill_ah_attr(struct bench_ctx *c, const struct bench_args *a,
 		       struct rdma_ah_attr *attr);
 int bench_qp_create(struct bench_ctx *c, const struct bench_args *a,

@@ -10,14 +10,12 @@
  *
  * An unknown key, a malformed value or a word without '=' is -EINVAL.
  */
-#include <linux/etherdevice.h>
-#include <linux/inet.h>
 #include <linux/kernel.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include <net/ipv6.h>
 
 #include "bench.h"
+#include "../ulp/rdma_ulp_util.h"
 
 struct bench_uint_key {
 	const char	*key;
@@ -41,14 +39,10 @@ static const struct bench_uint_key bench_uint_keys[] = {
 
 static int bench_parse_dest(const char *val, struct bench_args *a)
 {
-	if (in4_pton(val, -1, (u8 *)&a->dip4, -1, NULL)) {
-		ipv6_addr_set_v4mapped(a->dip4, (struct in6_addr *)a->dgid.raw);
-		a->dest_is_v4 = true;
-	} else if (in6_pton(val, -1, a->dgid.raw, -1, NULL)) {
-		a->dest_is_v4 = false;
-	} else {
+	if (rdma_ulp_parse_gid(val, &a->dgid, &a->dest_is_v4))
 		return -EINVAL;
-	}
+	if (a->dest_is_v4)
+		a->dip4 = ((struct in6_addr *)a->dgid.raw)->s6_addr32[3];
 	a->has_dest = true;
 	return 0;
 }

@@ -44,6 +44,7 @@
 #include <linux/string.h>
 
 #include "bench.h"
+#include "../ulp/rdma_ulp_util.h"
 
 static char *ibdev;
 module_param(ibdev, charp, 0444);
@@ -162,7 +163,7 @@ MODULE_PARM_DESC(result, "the last command's result, key=value words");
 int bench_info(struct bench_ctx *c, const struct bench_args *a,
 	       char *res, size_t len)
 {
-	int idx = bench_pick_sgid(c);
+	int idx = rdma_ulp_find_sgid(c->dev, c->port, true);
 
 	snprintf(res, len, "dev=%s port=%u sgid_index=%d",
 		 dev_name(&c->dev->dev), c->port, idx);

@@ -11,10 +11,9 @@
  */
 #include <linux/random.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
-#include <rdma/ib_cache.h>
 
 #include "bench.h"
+#include "../ulp/rdma_ulp_util.h"
 
 /*
  * RC: 4.096 us << 18 = 1.07 s ACK timeout, 7 retries, RNR retries forever.
@@ -29,32 +28,6 @@
 
 #define BENCH_UD_DEPTH		256
 #define BENCH_RC_DEPTH		16
-
-/**
- * bench_pick_sgid() - the first RoCE v2 IPv4-mapped GID of the port
- * @c: the instance
- *
- * Return: its index, or -1 when the port has none (yet).
- */
-int bench_pick_sgid(struct bench_ctx *c)
-{
-	const struct ib_gid_attr *attr;
-	int i, found = -1;
-
-	for (i = 0; found < 0; i++) {
-		attr = rdma_get_gid_attr(c->dev, c->port, i);
-		if (IS_ERR(attr)) {
-			if (PTR_ERR(attr) == -EINVAL)
-				break;		/* past the end of the table */
-			continue;		/* an empty slot */
-		}
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw))
-			found = i;
-		rdma_put_gid_attr(attr);
-	}
-	return found;
-}
 
 /**
  * bench_fill_ah_attr() - the address vector towards dest/dmac
@@ -72,15 +45,11 @@ int bench_fill_ah_attr(struct bench_ctx *c, const struct bench_args *a,
 
 	if (!a->has_dest || !a->has_dmac)
 		return -EINVAL;
-	idx = bench_pick_sgid(c);
+	idx = rdma_ulp_find_sgid(c->dev, c->port, true);
 	if (idx < 0)
 		return -ENODATA;
 	c->sgid_index = idx;
-	memset(attr, 0, sizeof(*attr));
-	attr->type = rdma_ah_find_type(c->dev, c->port);
-	rdma_ah_set_port_num(attr, c->port);
-	rdma_ah_set_grh(attr, &dgid, 0, idx, 64, 0);
-	memcpy(attr->roce.dmac, a->dmac, ETH_ALEN);
+	rdma_ulp_roce_ah_attr(c->dev, c->port, &dgid, idx, a->dmac, attr);
 	return 0;
 }
 

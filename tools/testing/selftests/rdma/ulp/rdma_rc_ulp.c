@@ -37,13 +37,10 @@
  * prints how many messages it echoed when it is unloaded.
  */
 #include <linux/module.h>
-#include <linux/etherdevice.h>
-#include <linux/inet.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
-#include <rdma/ib_verbs.h>
-#include <rdma/ib_cache.h>
+
+#include "rdma_ulp_util.h"
 
 #define ULP_BUF_BYTES	(64 * 1024)
 #define ULP_MR_PAGES	(ULP_BUF_BYTES / PAGE_SIZE + 1)
@@ -768,43 +765,6 @@ static void ulp_active_run(struct ulp_ctx *c)
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-/* The first RoCE v2 GID of the port of the family @gid asks for, or -1. */
-static int ulp_pick_sgid(struct ulp_ctx *c)
-{
-	const struct ib_gid_attr *attr;
-	int i, found = -1;
-
-	for (i = 0; found < 0; i++) {
-		attr = rdma_get_gid_attr(c->dev, c->port, i);
-		if (IS_ERR(attr)) {
-			if (PTR_ERR(attr) == -EINVAL)
-				break;		/* past the end of the table */
-			continue;		/* empty slot */
-		}
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw) ==
-		    !strcmp(gid, "ipv4"))
-			found = i;
-		rdma_put_gid_attr(attr);
-	}
-	return found;
-}
-
-static int ulp_parse_dest(union ib_gid *dgid, u8 *mac)
-{
-	__be32 v4;
-
-	if (!dest || !dmac || !mac_pton(dmac, mac))
-		return -EINVAL;
-	if (in4_pton(dest, -1, (u8 *)&v4, -1, NULL)) {
-		ipv6_addr_set_v4mapped(v4, (struct in6_addr *)dgid->raw);
-		return 0;
-	}
-	if (in6_pton(dest, -1, dgid->raw, -1, NULL))
-		return 0;
-	return -EINVAL;
-}
-
 static int ulp_connect(struct ulp_ctx *c)
 {
 	struct ib_qp_attr qa = {};
@@ -812,7 +772,7 @@ static int ulp_connect(struct ulp_ctx *c)
 	u8 mac[ETH_ALEN];
 	int ret, mask;
 
-	ret = ulp_parse_dest(&dgid, mac);
+	ret = rdma_ulp_parse_peer(dest, dmac, &dgid, mac);
 	if (ret)
 		return ret;
 	if (c->sgid_index < 0)
@@ -823,10 +783,8 @@ static int ulp_connect(struct ulp_ctx *c)
 	qa.rq_psn = c->peer.psn;
 	qa.max_dest_rd_atomic = 4;
 	qa.min_rnr_timer = min_rnr_timer;
-	qa.ah_attr.type = rdma_ah_find_type(c->dev, c->port);
-	rdma_ah_set_port_num(&qa.ah_attr, c->port);
-	rdma_ah_set_grh(&qa.ah_attr, &dgid, 0, c->sgid_index, 64, 0);
-	memcpy(qa.ah_attr.roce.dmac, mac, ETH_ALEN);
+	rdma_ulp_roce_ah_attr(c->dev, c->port, &dgid, c->sgid_index, mac,
+			      &qa.ah_attr);
 	mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 	       IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
 	ret = ib_modify_qp(c->qp, &qa, mask);
@@ -1088,7 +1046,8 @@ static int ulp_add_one(struct ib_device *dev)
 		ulp_teardown(c);
 		return ret;
 	}
-	c->sgid_index = ulp_pick_sgid(c);
+	c->sgid_index = rdma_ulp_find_sgid(c->dev, c->port,
+					   !strcmp(gid, "ipv4"));
 	scnprintf(local, sizeof(local), "%x %x %x %llx", c->qp->qp_num, c->psn,
 		  c->mr->rkey, c->mr->iova);
 	pr_info("# rdma_rc_ulp: %s on %s port %u: %s\n", role,

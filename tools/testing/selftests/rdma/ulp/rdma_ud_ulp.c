@@ -31,14 +31,11 @@
  * identical echoes per datagram, one from each attached QP.
  */
 #include <linux/module.h>
-#include <linux/etherdevice.h>
-#include <linux/inet.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
-#include <net/ipv6.h>
-#include <rdma/ib_verbs.h>
-#include <rdma/ib_cache.h>
+
+#include "rdma_ulp_util.h"
 
 #define ULP_GRH_BYTES	40
 #define ULP_MAX_PAYLOAD	4096
@@ -302,59 +299,22 @@ static void ulp_unmap_buf(struct ulp_ctx *c, struct ulp_buf *b,
 	b->data = NULL;
 }
 
-/* The first RoCE v2 GID of the port of the family @gid asks for, or -1. */
-static int ulp_pick_sgid(struct ulp_ctx *c)
-{
-	const struct ib_gid_attr *attr;
-	int i, found = -1;
-
-	for (i = 0; found < 0; i++) {
-		attr = rdma_get_gid_attr(c->dev, c->port, i);
-		if (IS_ERR(attr)) {
-			if (PTR_ERR(attr) == -EINVAL)
-				break;		/* past the end of the table */
-			continue;		/* empty slot */
-		}
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw) ==
-		    !strcmp(gid, "ipv4"))
-			found = i;
-		rdma_put_gid_attr(attr);
-	}
-	return found;
-}
-
-static int ulp_parse_dest(union ib_gid *dgid, u8 *mac)
-{
-	__be32 v4;
-
-	if (!dest || !dmac || !mac_pton(dmac, mac))
-		return -EINVAL;
-	if (in4_pton(dest, -1, (u8 *)&v4, -1, NULL)) {
-		ipv6_addr_set_v4mapped(v4, (struct in6_addr *)dgid->raw);
-		return 0;
-	}
-	if (in6_pton(dest, -1, dgid->raw, -1, NULL))
-		return 0;
-	return -EINVAL;
-}
-
 /* The group's GID and its Ethernet multicast address. */
 static int ulp_parse_group(union ib_gid *group, u8 *mac)
 {
 	struct in6_addr *a = (struct in6_addr *)group->raw;
-	__be32 v4;
+	bool v4;
 
-	if (in4_pton(mgid, -1, (u8 *)&v4, -1, NULL)) {
-		if (!ipv4_is_multicast(v4))
+	if (rdma_ulp_parse_gid(mgid, group, &v4))
+		return -EINVAL;
+	if (v4) {
+		if (!ipv4_is_multicast(a->s6_addr32[3]))
 			return -EINVAL;
-		ipv6_addr_set_v4mapped(v4, a);
 		if (mac)
-			ip_eth_mc_map(v4, mac);
+			ip_eth_mc_map(a->s6_addr32[3], mac);
 		return 0;
 	}
-	if (!in6_pton(mgid, -1, group->raw, -1, NULL) ||
-	    !ipv6_addr_is_multicast(a))
+	if (!ipv6_addr_is_multicast(a))
 		return -EINVAL;
 	if (mac)
 		ipv6_eth_mc_map(a, mac);
@@ -364,23 +324,22 @@ static int ulp_parse_group(union ib_gid *group, u8 *mac)
 /* Send mode: the AH to the peer, or to the group; NULL after a failure. */
 static struct ib_ah *ulp_send_ah(struct ulp_ctx *c, int *err)
 {
-	struct rdma_ah_attr attr = {};
+	struct rdma_ah_attr attr;
 	union ib_gid dgid;
 	u8 mac[ETH_ALEN];
 	struct ib_ah *ah;
 	int ret;
 
-	ret = mgid ? ulp_parse_group(&dgid, mac) : ulp_parse_dest(&dgid, mac);
+	ret = mgid ? ulp_parse_group(&dgid, mac) :
+		     rdma_ulp_parse_peer(dest, dmac, &dgid, mac);
 	if (!ret && c->sgid_index < 0)
 		ret = -ENODATA;
 	if (ret) {
 		*err = ret;
 		return NULL;
 	}
-	attr.type = rdma_ah_find_type(c->dev, c->port);
-	rdma_ah_set_port_num(&attr, c->port);
-	rdma_ah_set_grh(&attr, &dgid, 0, c->sgid_index, 64, 0);
-	memcpy(attr.roce.dmac, mac, ETH_ALEN);
+	rdma_ulp_roce_ah_attr(c->dev, c->port, &dgid, c->sgid_index, mac,
+			      &attr);
 	/* The atomic path: flags 0, bottom halves off. */
 	local_bh_disable();
 	ah = rdma_create_ah(c->pd, &attr, 0);
@@ -613,7 +572,7 @@ static int ulp_setup(struct ulp_ctx *c)
 /* Echo mode, multicast: attach every QP, make the AH back to the sender. */
 static int ulp_setup_group(struct ulp_ctx *c)
 {
-	struct rdma_ah_attr attr = {};
+	struct rdma_ah_attr attr;
 	union ib_gid dgid;
 	u8 mac[ETH_ALEN];
 	unsigned int i;
@@ -628,15 +587,13 @@ static int ulp_setup_group(struct ulp_ctx *c)
 			return ret;
 		c->attached[i] = true;
 	}
-	ret = ulp_parse_dest(&dgid, mac);
+	ret = rdma_ulp_parse_peer(dest, dmac, &dgid, mac);
 	if (!ret && c->sgid_index < 0)
 		ret = -ENODATA;
 	if (ret)
 		return ret;
-	attr.type = rdma_ah_find_type(c->dev, c->port);
-	rdma_ah_set_port_num(&attr, c->port);
-	rdma_ah_set_grh(&attr, &dgid, 0, c->sgid_index, 64, 0);
-	memcpy(attr.roce.dmac, mac, ETH_ALEN);
+	rdma_ulp_roce_ah_attr(c->dev, c->port, &dgid, c->sgid_index, mac,
+			      &attr);
 	c->reply_ah = rdma_create_ah(c->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(c->reply_ah)) {
 		ret = PTR_ERR(c->reply_ah);
@@ -670,7 +627,8 @@ static int ulp_add_one(struct ib_device *dev)
 	c->sender = !strcmp(mode, "send");
 	ret = ulp_setup(c);
 	if (!ret) {
-		c->sgid_index = ulp_pick_sgid(c);
+		c->sgid_index = rdma_ulp_find_sgid(c->dev, c->port,
+						   !strcmp(gid, "ipv4"));
 		if (mgid && !c->sender)
 			ret = ulp_setup_group(c);
 	}
