@@ -1276,6 +1276,103 @@ out:
 	lt_end_destroy(&a);
 }
 
+/*
+ * UC under packet loss.  tests/rxe_loop_ktap.sh drops, at the ingress of
+ * lo, the RoCE packets with PSN LT_UC_LOSS_PSN + 1 and + 6: the middle
+ * packet of a three-packet SEND and of a three-packet WRITE_WITH_IMM.  UC
+ * does not resend, so the responder must drop the rest of each broken
+ * message silently and the receive WQE the SEND had begun must serve the
+ * next message whole; the WRITE_WITH_IMM never reaches its receive WQE.
+ */
+#define LT_UC_LOSS_PSN	0x5a5a00
+
+/* Post @w on @from's QP and expect its completion: UC is done once sent. */
+static bool lt_uc_send(struct rdma_ktap_ctx *ctx, struct lt_end *from,
+		       struct lt_wr *w, u32 seed, const char *what)
+{
+	lt_fill(from->tx, w->len, seed);
+	w->wr_id = 0x1055 + seed;
+	w->signaled = true;
+	w->laddr = from->tx_dma;
+	return RDMA_KT_EQ(ctx, lt_post_send(from->qp, w, NULL), 0) &&
+	       lt_expect_wc(ctx, from->scq, what, w->wr_id, IB_WC_SUCCESS,
+			    w->op == IB_WR_SEND ? IB_WC_SEND :
+						  IB_WC_RDMA_WRITE, NULL);
+}
+
+static void uc_packet_loss(struct rdma_ktap_ctx *ctx)
+{
+	const u32 half = LT_BUF / 2, len2 = lt_mtu + 9, len4 = 17;
+	struct lt_wr w1 = { .op = IB_WR_SEND, .len = 2 * lt_mtu + 5 };
+	struct lt_wr w2 = { .op = IB_WR_SEND, .len = len2 };
+	struct lt_wr w3 = {
+		.op = IB_WR_RDMA_WRITE_WITH_IMM,
+		.len = 2 * lt_mtu + 1,
+		.imm = cpu_to_be32(0x10551055),
+	};
+	struct lt_wr w4 = { .op = IB_WR_SEND, .len = len4 };
+	struct lt_end a, b;
+	struct lt_mr m = {};
+	struct ib_wc wc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (!lt_pair(ctx, &a, &b, IB_QPT_UC,
+		     IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+		     LT_UC_LOSS_PSN, 0x123) ||
+	    !lt_mr_reg(ctx, &b, &m,
+		       IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE))
+		goto out;
+	w3.raddr = m.mr->iova;
+	w3.rkey = m.mr->rkey;
+	memset(b.rx, 0xa5, LT_BUF);
+	if (!RDMA_KT_EQ(ctx, lt_post_recv(b.qp, NULL, 0xec1, b.rx_dma, half),
+			0) ||
+	    !RDMA_KT_EQ(ctx, lt_post_recv(b.qp, NULL, 0xec2, b.rx_dma + half,
+					  half), 0))
+		goto out;
+
+	/* PSNs +0..+2, +1 lost: nothing may complete on B. */
+	if (!lt_uc_send(ctx, &a, &w1, 41, "SEND losing its middle packet"))
+		goto out;
+	lt_expect_quiet(ctx, b.rcq, "B recv CQ after the broken SEND");
+	/* +3..+4: the first receive WQE takes this message, all of it. */
+	if (!lt_uc_send(ctx, &a, &w2, 42, "SEND after the loss") ||
+	    !lt_expect_wc(ctx, b.rcq, "SEND after the loss", 0xec1,
+			  IB_WC_SUCCESS, IB_WC_RECV, &wc))
+		goto out;
+	RDMA_KT_EQ(ctx, wc.byte_len, len2);
+	lt_expect_data(ctx, b.rx, len2, 42, "SEND after the loss");
+	RDMA_KT_EQ(ctx, b.rx[len2], 0xa5);
+	lt_traffic.sends++;
+	lt_traffic.recvs++;
+	lt_traffic.pkts += lt_npkts(len2);
+
+	/* +5..+7, +6 lost: the immediate never arrives. */
+	if (!lt_uc_send(ctx, &a, &w3, 43, "WRITE_WITH_IMM losing its middle"))
+		goto out;
+	lt_expect_quiet(ctx, b.rcq, "B recv CQ after the broken WRITE_WITH_IMM");
+	/* +8: the second receive WQE is still there for the next SEND. */
+	if (!lt_uc_send(ctx, &a, &w4, 44, "SEND after the second loss") ||
+	    !lt_expect_wc(ctx, b.rcq, "SEND after the second loss", 0xec2,
+			  IB_WC_SUCCESS, IB_WC_RECV, &wc))
+		goto out;
+	RDMA_KT_EQ(ctx, wc.byte_len, len4);
+	RDMA_KT_EXPECT(ctx, !(wc.wc_flags & IB_WC_WITH_IMM),
+		       "the SEND completed with the lost immediate");
+	lt_expect_data(ctx, b.rx + half, len4, 44, "SEND after the second loss");
+	lt_traffic.sends++;
+	lt_traffic.recvs++;
+	lt_traffic.pkts++;
+	lt_expect_quiet(ctx, b.rcq, "B recv CQ at the end");
+	lt_expect_quiet(ctx, a.scq, "A send CQ at the end");
+out:
+	RDMA_KT_EQ(ctx, atomic_read(&a.events) + atomic_read(&b.events), 0);
+	lt_mr_free(&m);
+	lt_end_destroy(&b);
+	lt_end_destroy(&a);
+}
+
 /* ---- SRQ limit ----------------------------------------------------------- */
 
 #define LT_SRQ_WR	8
@@ -1680,6 +1777,7 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "rc_remote_access_error", rc_remote_access_error },
 	{ "uc_loopback", uc_loopback },
 	{ "uc_refuses_read_atomic", uc_refuses_read_atomic },
+	{ "uc_packet_loss", uc_packet_loss },
 	{ "srq_limit_event", srq_limit_event },
 	{ "srq_qp_error_last_wqe", srq_qp_error_last_wqe },
 	{ "qp_error_flush", qp_error_flush },

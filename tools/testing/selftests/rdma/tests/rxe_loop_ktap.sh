@@ -6,9 +6,10 @@
 # over the loopback device (UD over IPv4 and IPv6 with reply AHs; RC
 # SEND, WRITE, READ, ATOMICs, RNR retry and a remote access error; UC
 # SEND and WRITE and its refusal of READ and ATOMIC; the SRQ limit event
-# and Last WQE Reached; the flush of a QP in the error state).  The port
-# counters must have moved by at least the traffic the module reports;
-# then rxe0 must hold no object and every module must unload.
+# and Last WQE Reached; the flush of a QP in the error state; UC under
+# packet loss, the packets being dropped here by tc at lo's ingress).  The
+# port counters must have moved by at least the traffic the module
+# reports; then rxe0 must hold no object and every module must unload.
 #
 # vms: 1
 # stack-a: project
@@ -19,7 +20,24 @@
 . "$(dirname "$0")/../harness/lib.sh"
 
 HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
-COUNTERS="rdma_sends rdma_recvs sent_pkts rcvd_pkts"
+COUNTERS="rdma_sends rdma_recvs sent_pkts rcvd_pkts drop_seq"
+# uc_packet_loss's first PSN (LT_UC_LOSS_PSN in the module): the packets
+# at +1 and +6 are lost on the way, every time they are sent.
+UC_LOSS_PSN=$((0x5a5a00))
+
+# uc_loss_filters: drop UDP 4791 packets of those PSNs entering on lo
+# (IPv4: UDP destination port at 22, the BTH's PSN at 36).
+uc_loss_filters() {
+	local d
+
+	tc qdisc add dev lo ingress || return 1
+	for d in 1 6; do
+		tc filter add dev lo parent ffff: protocol ip prio "$d" u32 \
+			match u16 4791 0xffff at 22 \
+			match u32 $((UC_LOSS_PSN + d)) 0x00ffffff at 36 \
+			action drop || return 1
+	done
+}
 
 rxe_objects() {
 	cat /sys/class/infiniband/rxe0/rxe_objects 2>/dev/null
@@ -54,14 +72,23 @@ check_counter() {
 }
 
 guest() {
-	local before after traffic sends recvs pkts
+	local before after traffic sends recvs pkts drops
 
 	ktap_check "rdma link add rxe0 type rxe netdev $NETDEV" rdma_link_add_rxe rxe0 || return
 	ktap_check "rxe0 has its IPv4 GID" \
 		retry_until 10 grep -q ffff /sys/class/infiniband/rxe0/ports/1/gids/*
+	ktap_check "tc: drop PSNs $(printf '%#x' $((UC_LOSS_PSN + 1))) and $(printf '%#x' $((UC_LOSS_PSN + 6))) at lo's ingress" \
+		uc_loss_filters
 	before=$(counters_snapshot)
 	run_ktap_module rdma_rxe_loop_test ibdev=rxe0
 	after=$(counters_snapshot)
+	drops=$(tc -s filter show dev lo parent ffff: | grep -o 'dropped [0-9]*' | awk '{ print $2 }' | paste -sd ' ' -)
+	if [ "$drops" = "1 1" ]; then
+		ktap_ok "tc dropped each picked UC packet once ($drops)"
+	else
+		ktap_fail "tc dropped each picked UC packet once" "'$drops'"
+	fi
+	tc qdisc del dev lo ingress
 
 	traffic=$(grep -o 'traffic sends=[0-9]* recvs=[0-9]* pkts=[0-9]*' \
 		"${RESULTS:-/tmp}/rdma_rxe_loop_test.dmesg" 2>/dev/null | tail -n 1)
@@ -80,6 +107,9 @@ guest() {
 			"$(counter_of "$after" sent_pkts)" "$pkts"
 		check_counter rcvd_pkts "$(counter_of "$before" rcvd_pkts)" \
 			"$(counter_of "$after" rcvd_pkts)" "$pkts"
+		# the rest of each broken UC message: its LAST packet
+		check_counter drop_seq "$(counter_of "$before" drop_seq)" \
+			"$(counter_of "$after" drop_seq)" 2
 	else
 		ktap_fail "rdma_rxe_loop_test: traffic report" "no 'traffic sends=' line in its kernel log"
 	fi
