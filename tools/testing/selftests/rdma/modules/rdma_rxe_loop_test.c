@@ -1278,11 +1278,13 @@ out:
 
 /*
  * UC under packet loss.  tests/rxe_loop_ktap.sh drops, at the ingress of
- * lo, the RoCE packets with PSN LT_UC_LOSS_PSN + 1 and + 6: the middle
- * packet of a three-packet SEND and of a three-packet WRITE_WITH_IMM.  UC
- * does not resend, so the responder must drop the rest of each broken
- * message silently and the receive WQE the SEND had begun must serve the
- * next message whole; the WRITE_WITH_IMM never reaches its receive WQE.
+ * lo, the RoCE packets with PSN LT_UC_LOSS_PSN + 1, + 6 and + 10: the
+ * middle packet of a three-packet SEND and of a three-packet
+ * WRITE_WITH_IMM, and the last one of a two-packet SEND.  UC does not
+ * resend, so the responder must drop the rest of each broken message
+ * silently and the receive WQE the SEND had begun must serve the next
+ * message whole; the WRITE_WITH_IMM never reaches its receive WQE; the
+ * receive WQE left half filled is flushed when the QP enters ERR.
  */
 #define LT_UC_LOSS_PSN	0x5a5a00
 
@@ -1311,6 +1313,8 @@ static void uc_packet_loss(struct rdma_ktap_ctx *ctx)
 		.imm = cpu_to_be32(0x10551055),
 	};
 	struct lt_wr w4 = { .op = IB_WR_SEND, .len = len4 };
+	struct lt_wr w5 = { .op = IB_WR_SEND, .len = lt_mtu + 3 };
+	struct ib_qp_attr qa = {};
 	struct lt_end a, b;
 	struct lt_mr m = {};
 	struct ib_wc wc;
@@ -1364,8 +1368,32 @@ static void uc_packet_loss(struct rdma_ktap_ctx *ctx)
 	lt_traffic.sends++;
 	lt_traffic.recvs++;
 	lt_traffic.pkts++;
+	lt_expect_quiet(ctx, a.scq, "A send CQ after the losses");
+
+	/*
+	 * +9..+10, +10 lost: B's QP goes to the error state with a receive
+	 * WQE half filled.  It is flushed first, then the one behind it;
+	 * the first packet's payload in its buffer shows it was in use.
+	 */
+	memset(b.rx, 0xa5, LT_BUF);
+	if (!RDMA_KT_EQ(ctx, lt_post_recv(b.qp, NULL, 0xec3, b.rx_dma, half),
+			0) ||
+	    !RDMA_KT_EQ(ctx, lt_post_recv(b.qp, NULL, 0xec4, b.rx_dma + half,
+					  half), 0) ||
+	    !lt_uc_send(ctx, &a, &w5, 45, "SEND losing its last packet"))
+		goto out;
+	lt_expect_quiet(ctx, b.rcq, "B recv CQ with a message half received");
+	qa.qp_state = IB_QPS_ERR;
+	if (!RDMA_KT_EQ(ctx, ib_modify_qp(b.qp, &qa, IB_QP_STATE), 0) ||
+	    !lt_expect_wc(ctx, b.rcq, "the half-filled receive", 0xec3,
+			  IB_WC_WR_FLUSH_ERR, 0, NULL) ||
+	    !lt_expect_wc(ctx, b.rcq, "the receive behind it", 0xec4,
+			  IB_WC_WR_FLUSH_ERR, 0, NULL))
+		goto out;
+	lt_expect_data(ctx, b.rx, lt_mtu, 45, "the half-filled receive");
+	RDMA_KT_EQ(ctx, b.rx[half], 0xa5);
+	lt_traffic.pkts++;
 	lt_expect_quiet(ctx, b.rcq, "B recv CQ at the end");
-	lt_expect_quiet(ctx, a.scq, "A send CQ at the end");
 out:
 	RDMA_KT_EQ(ctx, atomic_read(&a.events) + atomic_read(&b.events), 0);
 	lt_mr_free(&m);

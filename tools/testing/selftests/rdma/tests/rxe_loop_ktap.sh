@@ -22,7 +22,7 @@
 HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
 COUNTERS="rdma_sends rdma_recvs sent_pkts rcvd_pkts drop_seq"
 # uc_packet_loss's first PSN (LT_UC_LOSS_PSN in the module): the packets
-# at +1 and +6 are lost on the way, every time they are sent.
+# at +1, +6 and +10 are lost on the way, every time they are sent.
 UC_LOSS_PSN=$((0x5a5a00))
 
 # uc_loss_filters: drop UDP 4791 packets of those PSNs entering on lo
@@ -31,7 +31,7 @@ uc_loss_filters() {
 	local d
 
 	tc qdisc add dev lo ingress || return 1
-	for d in 1 6; do
+	for d in 1 6 10; do
 		tc filter add dev lo parent ffff: protocol ip prio "$d" u32 \
 			match u16 4791 0xffff at 22 \
 			match u32 $((UC_LOSS_PSN + d)) 0x00ffffff at 36 \
@@ -77,13 +77,13 @@ guest() {
 	ktap_check "rdma link add rxe0 type rxe netdev $NETDEV" rdma_link_add_rxe rxe0 || return
 	ktap_check "rxe0 has its IPv4 GID" \
 		retry_until 10 grep -q ffff /sys/class/infiniband/rxe0/ports/1/gids/*
-	ktap_check "tc: drop PSNs $(printf '%#x' $((UC_LOSS_PSN + 1))) and $(printf '%#x' $((UC_LOSS_PSN + 6))) at lo's ingress" \
+	ktap_check "tc: drop PSNs $(printf '%#x' $((UC_LOSS_PSN + 1))), +6 and +10 at lo's ingress" \
 		uc_loss_filters
 	before=$(counters_snapshot)
 	run_ktap_module rdma_rxe_loop_test ibdev=rxe0
 	after=$(counters_snapshot)
 	drops=$(tc -s filter show dev lo parent ffff: | grep -o 'dropped [0-9]*' | awk '{ print $2 }' | paste -sd ' ' -)
-	if [ "$drops" = "1 1" ]; then
+	if [ "$drops" = "1 1 1" ]; then
 		ktap_ok "tc dropped each picked UC packet once ($drops)"
 	else
 		ktap_fail "tc dropped each picked UC packet once" "'$drops'"
