@@ -25,6 +25,9 @@
 #      response, ACK and ATOMIC ACK as a did in round 4: our responder
 #      answers the duplicates (the ATOMIC from its saved result)
 #   6  ibv_rc_pingpong (stock rdma-core) on b against our passive ULP
+#   7  rc_verbs_peer.py (our own libibverbs requester, through pyverbs) on
+#      b against our passive ULP: SENDs echoed, RDMA WRITE, RDMA READ back;
+#      a middle WRITE packet and a middle READ response dropped once each
 # Our rxe's counters (/sys/class/infiniband/rxe0/ports/1/hw_counters) are checked
 # per round: RNR NAKs sent or received in every round, retries and
 # sequence NAKs in the rounds with drops.  The host checks the capture:
@@ -353,6 +356,103 @@ pp_round() {
 	fi
 }
 
+# Round 7: rc_verbs_peer.py, a user-space RC requester written against
+# libibverbs (pyverbs) on the stock guest b, against our passive ULP on a:
+# SENDs echoed, an RDMA WRITE and an RDMA READ of it back.  a drops the
+# first copy of a middle WRITE packet (our responder sends a sequence
+# NAK, the stock requester resends), b drops the first copy of a middle
+# READ response (the stock requester asks again, our responder answers
+# the duplicate READ from inside its stream).
+VERBS_PSN=$((0xabc000))
+VERBS_PY=$RC_HARNESS/../rc_verbs_peer.py
+
+verbs_round() {
+	local r=7 p=$((PORT + 70)) ko peer='' counts out rc pid line n
+	local lf=$RESULTS/round7-line go=$RESULTS/round7-go log=$RESULTS/round7-verbs.txt
+
+	drop_setup
+	if [ "$RDMA_ROLE" = a ]; then
+		dmesg -C
+		SNAP=$(counters_snapshot)
+		ko=$(find "$(rc_stage)/lib/modules/$KVER" -name "$MOD.ko" | head -n 1)
+		ktap_check "round $r: insmod $MOD role=passive" insmod "$ko" \
+			role=passive dest="$PEER_IP" dmac="$PEER_MAC" || return 1
+		drop_add 1 "drop random determ pass 2" \
+			match u32 $((VERBS_PSN + 9)) 0x00ffffff at 36
+		timeout 60 busybox nc -l -p "$p" <"$PARAMS/local" >/dev/null
+		peer=$(timeout 60 busybox nc -l -p $((p + 1)) </dev/null)
+		echo "$peer" >"$PARAMS/peer"
+		retry_until 20 passive_connected ||
+			ktap_fail "round $r: our ULP connected to the program's QP" "'$peer'"
+		rdma_barrier $((p + 2))
+		rdma_barrier $((p + 3)) 300
+		counts=$(drop_counts)
+		ktap_check "round $r: rmmod $MOD" rmmod "$MOD"
+		out=$(dmesg | grep "echoed .* messages")
+		if [[ "$out" =~ echoed\ 3\ messages,\ 0\ errors ]]; then
+			ktap_ok "round $r: our ULP echoed the program's 3 SENDs"
+		else
+			ktap_fail "round $r: our ULP echoed the program's 3 SENDs" "${out:-no summary}"
+		fi
+		for c in out_of_seq_request duplicate_request; do
+			n=$(delta "$c")
+			if [ "$n" -ge 1 ]; then
+				ktap_ok "round $r: our $c counter moved ($n)"
+			else
+				ktap_fail "round $r: our $c counter moved" "$n"
+			fi
+		done
+		dmesg >"$RESULTS/round$r-passive.dmesg"
+	else
+		drop_add 1 "drop random determ pass 2" match u8 0x0e 0xff at 28 \
+			match u32 $((VERBS_PSN + 15)) 0x00ffffff at 36
+		for _ in $(seq 120); do
+			peer=$(timeout 5 busybox nc "$PEER_IP" "$p" </dev/null 2>/dev/null)
+			[ -n "$peer" ] && break
+			sleep 0.5
+		done
+		rm -f "$lf" "$go"
+		/usr/bin/python3 "$VERBS_PY" --peer "$peer" --dest "$PEER_IP" \
+			--psn "$VERBS_PSN" --line "$lf" --go "$go" >"$log" 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do
+			[ -s "$lf" ] && break
+			sleep 0.1
+		done
+		for _ in $(seq 60); do
+			timeout 5 busybox nc "$PEER_IP" $((p + 1)) <"$lf" >/dev/null 2>&1 && break
+			sleep 0.5
+		done
+		rdma_barrier $((p + 2))
+		touch "$go"
+		wait "$pid"
+		rc=$?
+		while IFS= read -r line; do
+			if [[ "$line" =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
+				out=${BASH_REMATCH[2]}
+				if [ -z "${BASH_REMATCH[1]}" ]; then
+					ktap_ok "round $r: rc_verbs_peer: $out"
+				else
+					ktap_fail "round $r: rc_verbs_peer: ${out%% # *}" "${out#* # }"
+				fi
+			fi
+		done <"$log"
+		if [ "$rc" -eq 0 ] && grep -q "pass:5 fail:0" "$log"; then
+			ktap_ok "round $r: the libibverbs requester passed against our ULP"
+		else
+			ktap_fail "round $r: the libibverbs requester passed against our ULP" "exit $rc: $(tail -n 2 "$log" | tr '\n' ' ')"
+		fi
+		rdma_barrier $((p + 3)) 300
+		counts=$(drop_counts)
+	fi
+	tc qdisc del dev "$NETDEV" ingress
+	if [[ "$counts" =~ ^[1-9][0-9]*$ ]]; then
+		ktap_ok "round $r: the picked packet was dropped ($counts)"
+	else
+		ktap_fail "round $r: the picked packet was dropped" "'$counts'"
+	fi
+}
+
 # The rounds, from the point of view of guest $RDMA_ROLE:
 # round R ACTIVE DROP PSN CHECK MIN
 rounds() {
@@ -368,6 +468,7 @@ rounds() {
 		round 5 b resp-psn "$PSN_DROP_B" completer_retry_err 5
 	fi
 	[ "$RC_B_STOCK" = 1 ] && pp_round
+	[ "$RC_B_STOCK" = 1 ] && verbs_round
 	return 0
 }
 
