@@ -29,6 +29,8 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+from ud_verbs_peer import find_sgid
+
 PORT = 1
 MTU = 1024
 BUF = 64 * 1024
@@ -36,23 +38,6 @@ BUF = 64 * 1024
 
 def pattern(seed, n):
     return bytes((seed * 131 + j * 7 + (j >> 8)) & 0xFF for j in range(n))
-
-
-def find_sgid(dev):
-    """The RoCE v2 IPv4-mapped GID index, from sysfs."""
-    base = f"/sys/class/infiniband/{dev}/ports/{PORT}"
-    idx = 0
-    while True:
-        try:
-            with open(f"{base}/gids/{idx}") as f:
-                gid = f.read().strip()
-            with open(f"{base}/gid_attrs/types/{idx}") as f:
-                kind = f.read().strip()
-        except OSError:
-            return -1
-        if kind == "RoCE v2" and gid.startswith("0000:0000:0000:0000:0000:ffff:"):
-            return idx
-        idx += 1
 
 
 class Requester:
@@ -71,7 +56,7 @@ class Requester:
         self.qp = QP(self.pd, init)
         dest = ipaddress.IPv6Address("::ffff:" + args.dest)
         gr = GlobalRoute(dgid=GID(val=dest.exploded),
-                         sgid_index=find_sgid(args.dev), hop_limit=64)
+                         sgid_index=find_sgid(args.dev, True), hop_limit=64)
         attr = QPAttr(port_num=PORT)
         attr.qp_access_flags = 0
         attr.path_mtu = e.IBV_MTU_1024

@@ -66,6 +66,26 @@ ktap_skip() {
 	echo "ok $KTAP_NUM $1 # SKIP ${2:-}"
 }
 
+# ktap_relay PREFIX: report the KTAP results a program printed (read from
+# stdin) as this test's, each described with PREFIX first; its "# " lines
+# become diagnostics.
+ktap_relay() {
+	local line desc
+
+	while IFS= read -r line; do
+		if [[ "$line" =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
+			desc=${BASH_REMATCH[2]}
+			if [ -z "${BASH_REMATCH[1]}" ]; then
+				ktap_ok "$1$desc"
+			else
+				ktap_fail "$1${desc%% # *}" "${desc#* # }"
+			fi
+		elif [[ "$line" == "# "* ]]; then
+			ktap_diag "$1${line#\# }"
+		fi
+	done
+}
+
 # ktap_check DESC CMD...: ok when CMD succeeds, else not ok with its output.
 ktap_check() {
 	local desc=$1 out

@@ -1302,6 +1302,24 @@ static bool lt_uc_send(struct rdma_ktap_ctx *ctx, struct lt_end *from,
 						  IB_WC_RDMA_WRITE, NULL);
 }
 
+/*
+ * Send @lost, which loses a packet on the way: nothing may complete on
+ * @to.  Then send @next (seed @seed + 1): it must complete receive
+ * @wr_id of @to, into @wc.
+ */
+static bool lt_uc_after_loss(struct rdma_ktap_ctx *ctx, struct lt_end *from,
+			     struct lt_end *to, struct lt_wr *lost,
+			     struct lt_wr *next, u32 seed, u64 wr_id,
+			     struct ib_wc *wc)
+{
+	if (!lt_uc_send(ctx, from, lost, seed, "message losing a packet"))
+		return false;
+	lt_expect_quiet(ctx, to->rcq, "receive CQ after the broken message");
+	return lt_uc_send(ctx, from, next, seed + 1, "message after the loss") &&
+	       lt_expect_wc(ctx, to->rcq, "message after the loss", wr_id,
+			    IB_WC_SUCCESS, IB_WC_RECV, wc);
+}
+
 static void uc_packet_loss(struct rdma_ktap_ctx *ctx)
 {
 	const u32 half = LT_BUF / 2, len2 = lt_mtu + 9, len4 = 17;
@@ -1336,14 +1354,11 @@ static void uc_packet_loss(struct rdma_ktap_ctx *ctx)
 					  half), 0))
 		goto out;
 
-	/* PSNs +0..+2, +1 lost: nothing may complete on B. */
-	if (!lt_uc_send(ctx, &a, &w1, 41, "SEND losing its middle packet"))
-		goto out;
-	lt_expect_quiet(ctx, b.rcq, "B recv CQ after the broken SEND");
-	/* +3..+4: the first receive WQE takes this message, all of it. */
-	if (!lt_uc_send(ctx, &a, &w2, 42, "SEND after the loss") ||
-	    !lt_expect_wc(ctx, b.rcq, "SEND after the loss", 0xec1,
-			  IB_WC_SUCCESS, IB_WC_RECV, &wc))
+	/*
+	 * PSNs +0..+2, +1 lost: nothing may complete on B; +3..+4: the
+	 * first receive WQE takes this message, all of it.
+	 */
+	if (!lt_uc_after_loss(ctx, &a, &b, &w1, &w2, 41, 0xec1, &wc))
 		goto out;
 	RDMA_KT_EQ(ctx, wc.byte_len, len2);
 	lt_expect_data(ctx, b.rx, len2, 42, "SEND after the loss");
@@ -1352,14 +1367,11 @@ static void uc_packet_loss(struct rdma_ktap_ctx *ctx)
 	lt_traffic.recvs++;
 	lt_traffic.pkts += lt_npkts(len2);
 
-	/* +5..+7, +6 lost: the immediate never arrives. */
-	if (!lt_uc_send(ctx, &a, &w3, 43, "WRITE_WITH_IMM losing its middle"))
-		goto out;
-	lt_expect_quiet(ctx, b.rcq, "B recv CQ after the broken WRITE_WITH_IMM");
-	/* +8: the second receive WQE is still there for the next SEND. */
-	if (!lt_uc_send(ctx, &a, &w4, 44, "SEND after the second loss") ||
-	    !lt_expect_wc(ctx, b.rcq, "SEND after the second loss", 0xec2,
-			  IB_WC_SUCCESS, IB_WC_RECV, &wc))
+	/*
+	 * +5..+7, +6 lost: the immediate never arrives; +8: the second
+	 * receive WQE is still there for the next SEND.
+	 */
+	if (!lt_uc_after_loss(ctx, &a, &b, &w3, &w4, 43, 0xec2, &wc))
 		goto out;
 	RDMA_KT_EQ(ctx, wc.byte_len, len4);
 	RDMA_KT_EXPECT(ctx, !(wc.wc_flags & IB_WC_WITH_IMM),

@@ -139,7 +139,7 @@ exchange() {
 # DROP is "" or the kind of drop this guest installs (req-psn PSN,
 # resp-psn).
 round() {
-	local r=$1 act=$2 drop=$3 dpsn=$4 p=$((PORT + 10 * $1)) peer ko
+	local r=$1 act=$2 drop=$3 dpsn=$4 p=$((PORT + 10 * $1)) peer
 	local mine_role=passive psn_arg=() c n counts
 
 	[ "$RDMA_ROLE" = "$act" ] && mine_role=active
@@ -151,9 +151,7 @@ round() {
 		STAGE=$(rc_stage) ktap_module_begin "$MOD" role=active \
 			dest="$PEER_IP" dmac="$PEER_MAC" "${psn_arg[@]}" || return 1
 	else
-		ko=$(find "$(rc_stage)/lib/modules/$KVER" -name "$MOD.ko" | head -n 1)
-		ktap_check "round $r: insmod $MOD role=passive" insmod "$ko" \
-			role=passive dest="$PEER_IP" dmac="$PEER_MAC" || return 1
+		load_passive "$r" || return 1
 	fi
 	peer=$(exchange "$r")
 	if [ -z "$peer" ]; then
@@ -313,16 +311,24 @@ PY
 
 # Round 6: ibv_rc_pingpong (stock rdma-core, guest b) sends SENDs that our
 # passive ULP (guest a) echoes; the exchange is pingpong's own TCP one.
+# load_passive R: load our ULP as the passive end of round R, counters
+# snapshotted and the kernel log cleared first.
+load_passive() {
+	local ko
+
+	dmesg -C
+	SNAP=$(counters_snapshot)
+	ko=$(find "$(rc_stage)/lib/modules/$KVER" -name "$MOD.ko" | head -n 1)
+	ktap_check "round $1: insmod $MOD role=passive" insmod "$ko" \
+		role=passive dest="$PEER_IP" dmac="$PEER_MAC"
+}
+
 pp_round() {
-	local r=6 p=$((PORT + 60)) ko out n gid
+	local r=6 p=$((PORT + 60)) out n gid
 
 	PP_PORT=$((p + 5))
 	if [ "$RDMA_ROLE" = a ]; then
-		dmesg -C
-		SNAP=$(counters_snapshot)
-		ko=$(find "$(rc_stage)/lib/modules/$KVER" -name "$MOD.ko" | head -n 1)
-		ktap_check "round $r: insmod $MOD role=passive" insmod "$ko" \
-			role=passive dest="$PEER_IP" dmac="$PEER_MAC" || return 1
+		load_passive "$r" || return 1
 		gid=$(printf '00000000000000000000ffff%02x%02x%02x%02x' ${MY_IP//./ })
 		rdma_barrier $((p + 1))
 		out=$(pp_server "$gid" 2>&1)
@@ -367,16 +373,12 @@ VERBS_PSN=$((0xabc000))
 VERBS_PY=$RC_HARNESS/../rc_verbs_peer.py
 
 verbs_round() {
-	local r=7 p=$((PORT + 70)) ko peer='' counts out rc pid line n
+	local r=7 p=$((PORT + 70)) peer='' counts out rc pid n
 	local lf=$RESULTS/round7-line go=$RESULTS/round7-go log=$RESULTS/round7-verbs.txt
 
 	drop_setup
 	if [ "$RDMA_ROLE" = a ]; then
-		dmesg -C
-		SNAP=$(counters_snapshot)
-		ko=$(find "$(rc_stage)/lib/modules/$KVER" -name "$MOD.ko" | head -n 1)
-		ktap_check "round $r: insmod $MOD role=passive" insmod "$ko" \
-			role=passive dest="$PEER_IP" dmac="$PEER_MAC" || return 1
+		load_passive "$r" || return 1
 		drop_add 1 "drop random determ pass 2" \
 			match u32 $((VERBS_PSN + 9)) 0x00ffffff at 36
 		timeout 60 busybox nc -l -p "$p" <"$PARAMS/local" >/dev/null
@@ -427,16 +429,7 @@ verbs_round() {
 		touch "$go"
 		wait "$pid"
 		rc=$?
-		while IFS= read -r line; do
-			if [[ "$line" =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
-				out=${BASH_REMATCH[2]}
-				if [ -z "${BASH_REMATCH[1]}" ]; then
-					ktap_ok "round $r: rc_verbs_peer: $out"
-				else
-					ktap_fail "round $r: rc_verbs_peer: ${out%% # *}" "${out#* # }"
-				fi
-			fi
-		done <"$log"
+		ktap_relay "round $r: rc_verbs_peer: " <"$log"
 		if [ "$rc" -eq 0 ] && grep -q "pass:5 fail:0" "$log"; then
 			ktap_ok "round $r: the libibverbs requester passed against our ULP"
 		else

@@ -90,19 +90,29 @@ echo_round() {
 	dmesg -C
 }
 
-# send_round ROUND GID NQP: get the peer's QP numbers, send COUNT datagrams.
-send_round() {
-	local r=$1 fam=$2 n=$3 qpns='' dest p=$((PORT + 2 * $1)) end=$((SECONDS + 60))
+# peer_qpns ROUND: sets PEER_QPNS to the QP numbers the peer's echo side
+# hands out on PORT+2*ROUND, waiting up to a minute; reports either way.
+peer_qpns() {
+	local r=$1 p=$((PORT + 2 * $1)) end=$((SECONDS + 60))
 
-	while [ -z "$qpns" ] && [ "$SECONDS" -lt "$end" ]; do
-		qpns=$(timeout 5 busybox nc "$PEER_IP" "$p" 2>/dev/null)
-		[ -n "$qpns" ] || sleep 0.5
+	PEER_QPNS=
+	while [ -z "$PEER_QPNS" ] && [ "$SECONDS" -lt "$end" ]; do
+		PEER_QPNS=$(timeout 5 busybox nc "$PEER_IP" "$p" 2>/dev/null)
+		[ -n "$PEER_QPNS" ] || sleep 0.5
 	done
-	if [ -z "$qpns" ]; then
+	if [ -z "$PEER_QPNS" ]; then
 		ktap_fail "round $r: QP numbers from the peer" "nothing on $PEER_IP:$p"
 		return 1
 	fi
-	ktap_ok "round $r: QP numbers from the peer: $qpns"
+	ktap_ok "round $r: QP numbers from the peer: $PEER_QPNS"
+}
+
+# send_round ROUND GID NQP: get the peer's QP numbers, send COUNT datagrams.
+send_round() {
+	local r=$1 fam=$2 n=$3 qpns dest p=$((PORT + 2 * $1))
+
+	peer_qpns "$r" || return 1
+	qpns=$PEER_QPNS
 	dest=$PEER_IP
 	[ "$fam" = ipv6 ] && dest=$(mac_to_ll "$PEER_MAC")
 	STAGE=$(ulp_stage) run_ktap_module rdma_ud_ulp mode=send gid="$fam" \
