@@ -94,7 +94,8 @@ static enum rxe_drop rxe_check_ud(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 /*
  * Hand @skb to @qp.  A multicast datagram is counted in rcvd_pkts once,
  * not once per attached QP: @count is false for the copies after the
- * first one accepted.  Returns true if the QP took the packet.
+ * first one accepted.  Returns true if the packet passed the QP's checks
+ * (and was counted, when asked), even if a full queue then dropped it.
  */
 static bool rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 		       struct sk_buff *skb, bool count)

@@ -62,7 +62,8 @@ mcast_echo() {
 	else
 		ktap_fail "round $r: $NQP QPs attached to $g" "$(dmesg | grep rdma_ud_ulp | tail -n 1)"
 	fi
-	echo ready | timeout 60 busybox nc -l -p "$p" >/dev/null
+	# what ulp_ud_echo's peer_qpns() on the sending side waits for
+	timeout 60 busybox nc -l -p "$p" </sys/module/rdma_ud_ulp/parameters/qpns >/dev/null
 	timeout 120 busybox nc -l -p $((p + 1)) </dev/null >/dev/null
 	r1=$(rcvd_pkts)
 	ktap_check "round $r: rmmod rdma_ud_ulp (detaches, destroys)" rmmod rdma_ud_ulp
@@ -93,18 +94,11 @@ mcast_echo() {
 
 # mcast_send ROUND FAM: wait for the peer, send COUNT datagrams to the group.
 mcast_send() {
-	local r=$1 fam=$2 g p=$((PORT + 2 * $1)) ready='' end=$((SECONDS + 60))
+	local r=$1 fam=$2 g p=$((PORT + 2 * $1))
 
 	g=$(group_of "$fam")
-	while [ -z "$ready" ] && [ "$SECONDS" -lt "$end" ]; do
-		ready=$(timeout 5 busybox nc "$PEER_IP" "$p" 2>/dev/null)
-		[ -n "$ready" ] || sleep 0.5
-	done
-	if [ -z "$ready" ]; then
-		ktap_fail "round $r: the peer's group members are ready" "nothing on $PEER_IP:$p"
-		return 1
-	fi
-	ktap_ok "round $r: the peer's group members are ready"
+	# the group members are attached once the peer hands out their QPNs
+	peer_qpns "$r" || return 1
 	STAGE=$(ulp_stage) run_ktap_module rdma_ud_ulp mode=send gid="$fam" \
 		nqp="$NQP" mgid="$g" copies="$NQP" count="$COUNT" size=1024
 	cp "$RESULTS/rdma_ud_ulp.dmesg" "$RESULTS/send-round$r.dmesg"

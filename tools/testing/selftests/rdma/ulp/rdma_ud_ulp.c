@@ -349,8 +349,8 @@ static struct ib_ah *ulp_send_ah(struct ulp_ctx *c, int *err)
 }
 
 /*
- * Send datagram @i of @len bytes (already in the tx buffer) from @qp and
- * wait for its @copies echoes.
+ * Send the first @len bytes of the tx buffer from @qp and wait for the
+ * @copies echoes; -EBADMSG if any of them differs or another came.
  */
 static int ulp_send_one(struct ulp_ctx *c, struct ib_qp *qp,
 			struct ib_ah *ah, u32 rqpn, u32 len)
