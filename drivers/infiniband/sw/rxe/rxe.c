@@ -34,7 +34,8 @@ static void rxe_init_attrs(struct rxe_dev *rxe, struct net_device *ndev)
 			      IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS;
-	a->kernel_cap_flags = IBK_SG_GAPS_REG | IBK_ALLOW_USER_UNREG;
+	/* No IBK_SG_GAPS_REG: only IB_MR_TYPE_MEM_REG MRs exist here. */
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = RXE_MAX_SGE;
 	a->max_recv_sge = RXE_MAX_SGE;
 	a->max_sge_rd = RXE_MAX_SGE;
@@ -62,7 +63,7 @@ static void rxe_init_attrs(struct rxe_dev *rxe, struct net_device *ndev)
 
 	p->max_mtu = IB_MTU_4096;
 	p->gid_tbl_len = 16;
-	p->max_msg_sz = 0x800000;
+	p->max_msg_sz = RXE_MAX_MSG_SZ;
 	p->bad_pkey_cntr = 0;
 	p->qkey_viol_cntr = 0;
 	p->pkey_tbl_len = 1;

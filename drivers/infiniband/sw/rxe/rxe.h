@@ -8,8 +8,10 @@
  *
  * Contexts.  The send path runs where post_send() is called (process or
  * softirq context) or from a work item; the receive path runs in the UDP
- * socket's softirq; timers run in softirq context.  Every lock that both
- * can take is an _irqsave or _bh lock, used the same way everywhere.
+ * socket's softirq; timers run in softirq context.  Each lock is taken
+ * the same way everywhere, as written next to it: _irqsave for the locks
+ * of the queues a ULP may post to or poll with IRQs off (SQ, RQ, SRQ,
+ * CQ, the device's port attributes), _bh for the rest.
  */
 #ifndef RXE_H
 #define RXE_H
@@ -41,6 +43,8 @@
 #define RXE_MAX_FMR_PAGES	512
 #define RXE_MAX_MCAST_GRP	64
 #define RXE_MAX_MCAST_QP_ATTACH	16
+/* The longest message, as the IBTA allows and as stock rxe has it */
+#define RXE_MAX_MSG_SZ		0x80000000U
 /*
  * Packets the requester sends before it asks for an ACK anyway: half the
  * window of RXE_MAX_UNACKED_PSNS, so that the ACK is back before the
@@ -88,6 +92,7 @@ enum rxe_counter {
 	RXE_CNT_DROP_NO_RECV,
 	RXE_CNT_DROP_ADDR,
 	RXE_CNT_DROP_MALFORMED,
+	RXE_CNT_DROP_PATH,
 	RXE_CNT_NUM
 };
 
@@ -303,36 +308,67 @@ enum rxe_mr_kind {
 	RXE_MR_FAST,		/* fast-registration page list */
 };
 
+/*
+ * The IBTA's states of a memory region's keys.  A fast-reg MR is FREE
+ * after alloc_mr() and after an invalidation, VALID between an
+ * IB_WR_REG_MR and the next IB_WR_LOCAL_INV or SEND with invalidate; a
+ * DMA MR is VALID from the start.  dereg_mr() makes any MR INVALID for
+ * good.  Only a VALID MR can be reached through its key.
+ */
+enum rxe_mr_state {
+	RXE_MR_FREE,
+	RXE_MR_VALID,
+	RXE_MR_INVALID,
+};
+
 /**
  * struct rxe_mr - a memory region
  * @ibmr: the core's MR; lkey == rkey == index << 8 | key byte
  * @rxe: the device
  * @kind: DMA (the whole kernel address space) or fast-reg
- * @valid: a fast-reg MR is registered and not invalidated; under @rxe's
- *	mr_xa lock for writers, read with READ_ONCE by the data path
- * @access: IB_ACCESS_* rights
- * @pages: page addresses (kernel virtual) of a fast-reg MR
- * @max_pages: room in @pages
- * @npages: pages mapped by ib_map_mr_sg()
  * @index: the key index, the MR's slot in the device's mr_xa
- * @ref: data-path users plus one for the owner; the last put completes
- *	@done, which dereg waits for
- * @done: completed by the last put of @ref
  * @rcu: frees the MR after the RCU readers of mr_xa are done
+ * @max_pages: room in @map_pages and @pages
+ * @map_pages: page addresses ib_map_mr_sg() gathered (kernel virtual);
+ *	only an IB_WR_REG_MR makes them reachable, by copying them
+ * @map_npages: entries of @map_pages in use
+ * @map_offset: where in the first page the mapping starts
+ * @lock: the registration below.  Every access to the MR's memory checks
+ *	it and copies with the read side held (bottom halves off);
+ *	registration, invalidation and dereg_mr() change it under the write
+ *	side, so once they return no access of the old registration is
+ *	still running.  A DMA MR changes only in dereg_mr(), which waits for
+ *	an RCU grace period instead: its readers take no lock.
+ * @state: enum rxe_mr_state
+ * @key: the key the registration answers to
+ * @access: IB_ACCESS_* rights of the registration
+ * @iova: first address of the registration
+ * @length: bytes of the registration
+ * @page_shift: log2 of the page size of @pages
+ * @offset: where in @pages[0] @iova lies
+ * @pages: the registration's page addresses (fast-reg)
  */
 struct rxe_mr {
 	struct ib_mr		ibmr;
 	struct rxe_dev		*rxe;
 	enum rxe_mr_kind	kind;
-	bool			valid;
-	int			access;
-	u64			*pages;
-	u32			max_pages;
-	u32			npages;
 	u32			index;
-	refcount_t		ref;
-	struct completion	done;
 	struct rcu_head		rcu;
+
+	u32			max_pages;
+	u64			*map_pages;
+	u32			map_npages;
+	u32			map_offset;
+
+	rwlock_t		lock;		/* the registration */
+	enum rxe_mr_state	state;
+	u32			key;
+	int			access;
+	u64			iova;
+	u64			length;
+	u32			page_shift;
+	u32			offset;
+	u64			*pages;
 };
 
 static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
@@ -340,13 +376,12 @@ static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
 	return container_of(mr, struct rxe_mr, ibmr);
 }
 
-struct rxe_mr *rxe_mr_get(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
-			  int access, bool remote);
-void rxe_mr_put(struct rxe_mr *mr);
-int rxe_mr_check_range(struct rxe_mr *mr, u64 iova, u64 len);
-void rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *buf, u32 len,
-		 bool to_mr);
-u64 *rxe_mr_atomic_ptr(struct rxe_mr *mr, u64 iova);
+int rxe_mr_check(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
+		 u64 iova, u64 len);
+int rxe_mr_copy(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
+		u64 iova, void *buf, u32 len, bool to_mr);
+int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
+		  bool cmp_swap, u64 compare, u64 swap_add, u64 *orig);
 int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
 		 const struct ib_sge *sge, u32 num_sge, u32 offset,
 		 void *buf, u32 len, bool to_sge);
@@ -439,7 +474,11 @@ struct rxe_sq {
 	u32			max_sge;
 };
 
-/* What the responder remembers of an RDMA READ or ATOMIC it executed. */
+/*
+ * What the responder remembers of an RDMA READ or ATOMIC it executed, to
+ * answer its duplicates: max_dest_rd_atomic of them, the oldest
+ * forgotten first.
+ */
 struct rxe_rd_res {
 	bool			valid;
 	bool			atomic;
@@ -451,6 +490,22 @@ struct rxe_rd_res {
 	u64			orig;		/* ATOMIC: the value returned */
 };
 
+/*
+ * The READ responses the responder is sending.  A READ is answered a
+ * bounded number of packets per engine pass; the requests behind it wait
+ * in resp_pkts until its last response is out, so that responses and
+ * acknowledgements leave in PSN order.
+ */
+struct rxe_rd_stream {
+	bool			active;
+	bool			at_first;	/* next packet opens the message */
+	u32			rkey;
+	u64			va;		/* of the next packet's payload */
+	u32			left;		/* payload bytes still to send */
+	u32			psn;		/* of the next packet */
+	u32			last_psn;
+};
+
 /**
  * struct rxe_qp - a queue pair
  * @ibqp: the core's QP (first member)
@@ -459,6 +514,9 @@ struct rxe_rd_res {
  *	engine runs, queued work, timers); the last put completes @done
  * @done: destroy_qp() waits for it after unpublishing the QP
  * @state_lock: @state, @attr and the path; spin_lock_bh
+ * @path_seq: modify_qp() rewrites @av inside a write section of it (under
+ *	@state_lock); the receive path reads the path's addresses through it
+ *	without taking the lock
  * @state: IB QP state; read without the lock with READ_ONCE
  * @attr: the attributes of modify_qp() that query_qp() reports
  * @type_mask: RXE_MASK_RC/UC/UD
@@ -471,7 +529,10 @@ struct rxe_rd_res {
  * @srq: shared receive queue, or NULL
  * @scq: send CQ
  * @rcq: receive CQ
- * @eng_lock: @eng_running and @eng_more; spin_lock_irqsave
+ * @eng_lock: @eng_running and @eng_more.  Taken with bottom halves off
+ *	(spin_lock_bh, or spin_lock inside rxe_qp_run()'s BH-off section),
+ *	never from hard-IRQ context or with IRQs off: rxe_qp_run() hands
+ *	those callers to a work item before it takes the lock
  * @eng_running: a context is running the engine (rxe_qp_run())
  * @eng_more: another context asked for a run meanwhile
  * @work: runs the engine from process context
@@ -498,6 +559,7 @@ struct rxe_qp {
 	struct completion	done;
 
 	spinlock_t		state_lock;	/* state, attr, av */
+	seqcount_spinlock_t	path_seq;
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;
 	u32			type_mask;
@@ -549,10 +611,11 @@ struct rxe_qp {
 		struct rxe_recv_wqe wqe;	/* receive WQE of the open SEND */
 		struct ib_sge	sge[RXE_MAX_SGE];
 		u32		offset;		/* bytes of it filled */
-		struct rxe_mr	*mr;		/* target of the open WRITE */
-		u64		va;
+		u32		wkey;		/* rkey of the open WRITE */
+		u64		va;		/* where its next payload goes */
 		u32		resid;
 		u32		wlen;		/* length of the open WRITE */
+		struct rxe_rd_stream rd;
 		u32		res_head;	/* next @res slot */
 		struct rxe_rd_res res[RXE_MAX_RD_ATOMIC];
 		bool		last_wqe;	/* SRQ: Last WQE Reached raised */
@@ -616,6 +679,7 @@ void rxe_comp_process(struct rxe_qp *qp, struct sk_buff *skb);
 void rxe_comp_timeouts(struct rxe_qp *qp);
 void rxe_comp_retire(struct rxe_qp *qp);
 void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb);
+bool rxe_resp_read_more(struct rxe_qp *qp);
 void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
 		 const struct rxe_pkt *pkt);
 void rxe_retrans_timer_arm(struct rxe_qp *qp);
@@ -664,6 +728,7 @@ struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *dev,
 int rxe_get_hw_stats(struct ib_device *dev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
 enum rxe_counter rxe_drop_counter(enum rxe_drop why);
+const char *rxe_counter_name(enum rxe_counter c);
 
 extern struct workqueue_struct *rxe_wq;
 extern const struct attribute_group rxe_attr_group;

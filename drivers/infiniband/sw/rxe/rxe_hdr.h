@@ -426,6 +426,7 @@ enum rxe_drop {
 	RXE_DROP_NO_RECV,	/* UD: no receive WQE posted */
 	RXE_DROP_ADDR,		/* not addressed to one of our GIDs */
 	RXE_DROP_MALFORMED,	/* bad IP/UDP framing */
+	RXE_DROP_PATH,		/* RC/UC: not from the QP's peer address */
 	RXE_DROP_NR
 };
 

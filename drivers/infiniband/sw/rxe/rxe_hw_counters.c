@@ -46,6 +46,7 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_CNT_NUM] = {
 	[RXE_CNT_DROP_NO_RECV]		= { .name = "drop_no_recv" },
 	[RXE_CNT_DROP_ADDR]		= { .name = "drop_addr" },
 	[RXE_CNT_DROP_MALFORMED]	= { .name = "drop_malformed" },
+	[RXE_CNT_DROP_PATH]		= { .name = "drop_path" },
 };
 
 /**
@@ -69,11 +70,23 @@ enum rxe_counter rxe_drop_counter(enum rxe_drop why)
 		[RXE_DROP_NO_RECV]	= RXE_CNT_DROP_NO_RECV,
 		[RXE_DROP_ADDR]		= RXE_CNT_DROP_ADDR,
 		[RXE_DROP_MALFORMED]	= RXE_CNT_DROP_MALFORMED,
+		[RXE_DROP_PATH]		= RXE_CNT_DROP_PATH,
 	};
 
 	if (why <= RXE_DROP_NONE || why >= RXE_DROP_NR)
 		return RXE_CNT_DROP_MALFORMED;
 	return map[why];
+}
+
+/**
+ * rxe_counter_name() - the name a counter is shown under
+ * @c: the counter
+ *
+ * Return: the name, as in hw_counters.
+ */
+const char *rxe_counter_name(enum rxe_counter c)
+{
+	return rxe_counter_descs[c].name;
 }
 
 struct rdma_hw_stats *rxe_alloc_hw_port_stats(struct ib_device *dev, u32 port)

@@ -7,14 +7,24 @@
  *   DMA MR      get_dma_mr(): any kernel address, the PD's local_dma_lkey
  *   fast-reg    alloc_mr(IB_MR_TYPE_MEM_REG) + ib_map_mr_sg() + an
  *               IB_WR_REG_MR work request; IB_WR_LOCAL_INV or a SEND with
- *               invalidate makes it invalid again
+ *               invalidate makes it FREE again
  *
  * Keys: lkey == rkey == index << 8 | key byte, the index naming the slot
- * in rxe_dev.mr_xa.  The data path finds an MR under RCU and holds it with
- * mr->ref while it copies; dereg_mr() unpublishes the MR, drops the
- * owner's reference, waits for the last user and frees after a grace
- * period.
+ * in rxe_dev.mr_xa.
+ *
+ * Nothing holds an MR between two packets.  Every access, local (a
+ * gather or scatter list) or remote (a WRITE, READ or ATOMIC off the
+ * wire), looks the key up again and checks state, key, PD, rights and
+ * range under the MR's lock, and copies while it holds it.  So a
+ * registration that is invalidated, replaced or deregistered in the
+ * middle of a message is never written or read after the call that
+ * changed it returned, and dereg_mr() never waits on the network.
+ *
+ * ib_map_mr_sg() fills a staging list (map_pages); IB_WR_REG_MR copies it
+ * into the registration.  A ULP may map an MR for its next registration
+ * while the current one is still in use, as the verbs allow.
  */
+#include <linux/log2.h>
 #include <linux/slab.h>
 
 #include "rxe.h"
@@ -31,8 +41,7 @@ static struct rxe_mr *rxe_mr_new(struct rxe_dev *rxe, enum rxe_mr_kind kind)
 		return ERR_PTR(-ENOMEM);
 	mr->rxe = rxe;
 	mr->kind = kind;
-	refcount_set(&mr->ref, 1);
-	init_completion(&mr->done);
+	rwlock_init(&mr->lock);
 	ret = xa_alloc_cyclic_irq(&rxe->mr_xa, &index, NULL, lim,
 				  &rxe->next_mr, GFP_KERNEL);
 	if (ret < 0) {
@@ -40,8 +49,9 @@ static struct rxe_mr *rxe_mr_new(struct rxe_dev *rxe, enum rxe_mr_kind kind)
 		return ERR_PTR(ret);
 	}
 	mr->index = index;
-	mr->ibmr.lkey = index << 8 | (get_random_u32() & 0xff);
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = index << 8 | (get_random_u32() & 0xff);
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	return mr;
 }
 
@@ -51,16 +61,29 @@ static void rxe_mr_publish(struct rxe_mr *mr)
 	atomic_inc(&mr->rxe->num_objs);
 }
 
+/* The rights an MR may be given: remote write and atomic need local write. */
+static bool rxe_mr_access_ok(int access)
+{
+	return !(access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) ||
+	       (access & IB_ACCESS_LOCAL_WRITE);
+}
+
 struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access)
 {
-	struct rxe_mr *mr = rxe_mr_new(to_rdev(pd->device), RXE_MR_DMA);
+	struct rxe_mr *mr;
 
+	if (!rxe_mr_access_ok(access)) {
+		ibdev_dbg(pd->device, "DMA MR: access %#x refused\n", access);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = rxe_mr_new(to_rdev(pd->device), RXE_MR_DMA);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->ibmr.pd = pd;
-	mr->access = access;
-	mr->valid = true;
 	mr->ibmr.length = U64_MAX;
+	mr->access = access;
+	mr->length = U64_MAX;
+	mr->state = RXE_MR_VALID;
 	rxe_mr_publish(mr);
 	return &mr->ibmr;
 }
@@ -70,21 +93,27 @@ struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 {
 	struct rxe_mr *mr;
 
-	if (type != IB_MR_TYPE_MEM_REG)
+	if (type != IB_MR_TYPE_MEM_REG) {
+		ibdev_dbg(pd->device, "MR type %d not supported\n", type);
 		return ERR_PTR(-EINVAL);
+	}
 	if (!max_num_sg || max_num_sg > RXE_MAX_FMR_PAGES)
 		return ERR_PTR(-EINVAL);
 	mr = rxe_mr_new(to_rdev(pd->device), RXE_MR_FAST);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages) {
+	mr->map_pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->map_pages || !mr->pages) {
 		xa_erase_irq(&mr->rxe->mr_xa, mr->index);
+		kfree(mr->map_pages);
+		kfree(mr->pages);
 		kfree(mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->ibmr.pd = pd;
 	mr->max_pages = max_num_sg;
+	mr->state = RXE_MR_FREE;
 	rxe_mr_publish(mr);
 	return &mr->ibmr;
 }
@@ -93,9 +122,9 @@ static int rxe_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
 
-	if (mr->npages >= mr->max_pages)
+	if (mr->map_npages >= mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->map_pages[mr->map_npages++] = addr;
 	return 0;
 }
 
@@ -103,9 +132,13 @@ int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
+	int n;
 
-	mr->npages = 0;
-	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rxe_set_page);
+	mr->map_npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rxe_set_page);
+	/* Before a ULP can make the iova zero-based: the first page's offset. */
+	mr->map_offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
 }
 
 int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -114,102 +147,65 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct rxe_dev *rxe = mr->rxe;
 
 	xa_erase_irq(&rxe->mr_xa, mr->index);
-	rxe_mr_put(mr);
-	wait_for_completion(&mr->done);
+	if (mr->kind == RXE_MR_DMA) {
+		WRITE_ONCE(mr->state, RXE_MR_INVALID);
+		/* its accesses run inside RCU read sections */
+		synchronize_rcu();
+	} else {
+		/* waits for the accesses in progress; later ones see INVALID */
+		write_lock_bh(&mr->lock);
+		mr->state = RXE_MR_INVALID;
+		write_unlock_bh(&mr->lock);
+	}
+	kfree(mr->map_pages);
 	kfree(mr->pages);
 	atomic_dec(&rxe->num_objs);
+	/* a lookup may still be reading the state */
 	kfree_rcu(mr, rcu);
 	return 0;
 }
 
-/**
- * rxe_mr_get() - find the MR of a key for the data path
- * @rxe: the device
- * @key: an lkey or rkey
- * @pd: the PD of the QP using it; the MR must belong to it
- * @access: IB_ACCESS_* rights the use needs (0: local read)
- * @remote: @key is an rkey from the wire
- *
- * Return: the MR with a reference (rxe_mr_put()), or NULL if the key is
- * unknown, stale, invalid, of another PD, or lacks @access.
+/*
+ * Is the registration of @mr good for @len bytes at @iova, under @key,
+ * for a QP of @pd wanting @access?  Called with the registration stable
+ * (read lock, or a DMA MR inside an RCU read section).
  */
-struct rxe_mr *rxe_mr_get(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
-			  int access, bool remote)
+static bool rxe_mr_allows(struct rxe_mr *mr, u32 key, struct ib_pd *pd,
+			  int access, u64 iova, u64 len)
 {
-	struct rxe_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&rxe->mr_xa, key >> 8);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
-	if (!mr)
-		return NULL;
-	if ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
-	    !READ_ONCE(mr->valid) || mr->ibmr.pd != pd ||
-	    (mr->access & access) != access) {
-		rxe_mr_put(mr);
-		return NULL;
-	}
-	return mr;
-}
-
-/**
- * rxe_mr_put() - drop a reference from rxe_mr_get()
- * @mr: the MR
- */
-void rxe_mr_put(struct rxe_mr *mr)
-{
-	if (refcount_dec_and_test(&mr->ref))
-		complete(&mr->done);
-}
-
-/**
- * rxe_mr_check_range() - is [iova, iova + len) inside the MR?
- * @mr: the MR
- * @iova: start
- * @len: bytes
- *
- * Return: 0 or -EFAULT.
- */
-int rxe_mr_check_range(struct rxe_mr *mr, u64 iova, u64 len)
-{
+	if (READ_ONCE(mr->state) != RXE_MR_VALID || mr->key != key ||
+	    mr->ibmr.pd != pd || (mr->access & access) != access)
+		return false;
 	if (mr->kind == RXE_MR_DMA)
-		return 0;
-	if (iova < mr->ibmr.iova || len > mr->ibmr.length ||
-	    iova - mr->ibmr.iova > mr->ibmr.length - len)
-		return -EFAULT;
-	return 0;
+		return true;
+	return iova >= mr->iova && len <= mr->length &&
+	       iova - mr->iova <= mr->length - len;
 }
 
 /* Kernel address of @iova in a fast-reg MR, and the bytes left in its page. */
-static void *rxe_mr_addr(struct rxe_mr *mr, u64 iova, u32 *room)
+static u8 *rxe_mr_addr(struct rxe_mr *mr, u64 iova, u32 *room)
 {
-	u32 psize = mr->ibmr.page_size;
-	u64 off;
+	u64 off = iova - mr->iova + mr->offset;
+	u64 in_page = off & ((1ULL << mr->page_shift) - 1);
 
-	if (mr->kind == RXE_MR_DMA) {
-		*room = U32_MAX;
-		return (void *)(uintptr_t)iova;
-	}
-	off = iova - mr->ibmr.iova + (mr->ibmr.iova & (psize - 1));
-	*room = psize - (off & (psize - 1));
-	return (void *)(uintptr_t)(mr->pages[off / psize] + (off & (psize - 1)));
+	*room = (1U << mr->page_shift) - in_page;
+	return (u8 *)(uintptr_t)(mr->pages[off >> mr->page_shift] + in_page);
 }
 
-/**
- * rxe_mr_copy() - copy between an MR and a buffer
- * @mr: the MR; the range was checked with rxe_mr_check_range()
- * @iova: where in the MR
- * @buf: kernel buffer
- * @len: bytes
- * @to_mr: direction
- */
-void rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
+static void rxe_mr_move(struct rxe_mr *mr, u64 iova, u8 *buf, u32 len,
+			bool to_mr)
 {
 	u32 room, n;
-	void *p;
+	u8 *p;
 
+	if (mr->kind == RXE_MR_DMA) {
+		p = (u8 *)(uintptr_t)iova;
+		if (to_mr)
+			memcpy(p, buf, len);
+		else
+			memcpy(buf, p, len);
+		return;
+	}
 	while (len) {
 		p = rxe_mr_addr(mr, iova, &room);
 		n = min(len, room);
@@ -223,18 +219,168 @@ void rxe_mr_copy(struct rxe_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 	}
 }
 
-/**
- * rxe_mr_atomic_ptr() - the 64-bit word an atomic operation targets
- * @mr: the MR; the range was checked
- * @iova: 8-byte aligned address
- *
- * Return: a kernel pointer to the word.
+/*
+ * The operations the data path does on an MR's memory, each run whole
+ * under the checks of rxe_mr_allows().
  */
-u64 *rxe_mr_atomic_ptr(struct rxe_mr *mr, u64 iova)
+enum rxe_mr_op {
+	RXE_MR_OP_CHECK,	/* nothing but the checks */
+	RXE_MR_OP_TO_MR,
+	RXE_MR_OP_FROM_MR,
+	RXE_MR_OP_ATOMIC,
+};
+
+/* The operands and result of RXE_MR_OP_ATOMIC. */
+struct rxe_mr_atomic_args {
+	bool	cmp_swap;
+	u64	compare;
+	u64	swap_add;
+	u64	orig;
+};
+
+/* Serialises ATOMIC operations of all QPs against each other. */
+static DEFINE_SPINLOCK(rxe_atomic_lock);
+
+static int rxe_mr_atomic_op(struct rxe_mr *mr, u64 iova,
+			    struct rxe_mr_atomic_args *a)
 {
+	u64 *word;
 	u32 room;
 
-	return rxe_mr_addr(mr, iova, &room);
+	if (mr->kind == RXE_MR_DMA)
+		word = (u64 *)(uintptr_t)iova;
+	else
+		word = (u64 *)rxe_mr_addr(mr, iova, &room);
+	if (!IS_ALIGNED((uintptr_t)word, sizeof(u64)))
+		return -EINVAL;
+	spin_lock_bh(&rxe_atomic_lock);
+	a->orig = *word;
+	if (!a->cmp_swap)
+		*word = a->orig + a->swap_add;
+	else if (a->orig == a->compare)
+		*word = a->swap_add;
+	spin_unlock_bh(&rxe_atomic_lock);
+	return 0;
+}
+
+/*
+ * Find the MR of @key and, if it allows the access, run @op on it.
+ * Return: 0, -EACCES when the key, state, PD, rights or range refuse it,
+ * -EINVAL for a misaligned atomic.
+ */
+static int rxe_mr_do(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
+		     int access, u64 iova, u64 len, enum rxe_mr_op op,
+		     void *buf, struct rxe_mr_atomic_args *atomic)
+{
+	struct rxe_mr *mr;
+	int ret = -EACCES;
+
+	rcu_read_lock();
+	mr = xa_load(&rxe->mr_xa, key >> 8);
+	if (!mr)
+		goto out;
+	if (mr->kind == RXE_MR_FAST)
+		read_lock_bh(&mr->lock);
+	if (rxe_mr_allows(mr, key, pd, access, iova, len)) {
+		ret = 0;
+		if (op == RXE_MR_OP_ATOMIC)
+			ret = rxe_mr_atomic_op(mr, iova, atomic);
+		else if (op != RXE_MR_OP_CHECK)
+			rxe_mr_move(mr, iova, buf, (u32)len,
+				    op == RXE_MR_OP_TO_MR);
+	}
+	if (mr->kind == RXE_MR_FAST)
+		read_unlock_bh(&mr->lock);
+out:
+	rcu_read_unlock();
+	if (ret)
+		ibdev_dbg(&rxe->ib_dev,
+			  "MR key %#x: access %#x to %llu bytes at %#llx refused (%d)\n",
+			  key, access, len, iova, ret);
+	return ret;
+}
+
+/**
+ * rxe_mr_check() - may a QP use @len bytes at @iova under @key?
+ * @rxe: the device
+ * @key: an lkey or rkey
+ * @pd: the QP's PD; the MR must belong to it
+ * @access: IB_ACCESS_* rights the use needs (0: local read)
+ * @iova: first address
+ * @len: bytes
+ *
+ * Checks what rxe_mr_copy() checks without touching the memory: a
+ * request is refused as a whole before any of it is executed.  The answer
+ * holds only until the next invalidation; each later copy checks again.
+ *
+ * Context: bottom halves off, or process context.
+ * Return: 0 or -EACCES.
+ */
+int rxe_mr_check(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
+		 u64 iova, u64 len)
+{
+	return rxe_mr_do(rxe, key, pd, access, iova, len, RXE_MR_OP_CHECK,
+			 NULL, NULL);
+}
+
+/**
+ * rxe_mr_copy() - copy between the memory of an MR and a buffer
+ * @rxe: the device
+ * @key: an lkey or rkey
+ * @pd: the QP's PD; the MR must belong to it
+ * @access: IB_ACCESS_* rights the copy needs (0: local read)
+ * @iova: where in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_mr: direction
+ *
+ * The MR must be VALID under @key, of @pd, grant @access and cover the
+ * range; the copy runs with the registration held, so an invalidation or
+ * dereg_mr() waits for it and none starts after them.
+ *
+ * Context: bottom halves off, or process context.
+ * Return: 0, or -EACCES with nothing copied.
+ */
+int rxe_mr_copy(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
+		u64 iova, void *buf, u32 len, bool to_mr)
+{
+	return rxe_mr_do(rxe, key, pd, access, iova, len,
+			 to_mr ? RXE_MR_OP_TO_MR : RXE_MR_OP_FROM_MR, buf,
+			 NULL);
+}
+
+/**
+ * rxe_mr_atomic() - execute an ATOMIC operation on a word of an MR
+ * @rxe: the device
+ * @key: the rkey
+ * @pd: the QP's PD
+ * @iova: address of the 64-bit word
+ * @cmp_swap: CMP_SWAP (else FETCH_ADD)
+ * @compare: CMP_SWAP's compare operand
+ * @swap_add: the swap value or the addend
+ * @orig: the word's value before the operation
+ *
+ * Needs IB_ACCESS_REMOTE_ATOMIC over the 8 bytes.  Atomic against every
+ * other ATOMIC of this module.
+ *
+ * Context: bottom halves off, or process context.
+ * Return: 0, -EACCES (refused) or -EINVAL (the word is not aligned in
+ * memory).
+ */
+int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
+		  bool cmp_swap, u64 compare, u64 swap_add, u64 *orig)
+{
+	struct rxe_mr_atomic_args a = {
+		.cmp_swap = cmp_swap,
+		.compare = compare,
+		.swap_add = swap_add,
+	};
+	int ret;
+
+	ret = rxe_mr_do(rxe, key, pd, IB_ACCESS_REMOTE_ATOMIC, iova,
+			sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
+	*orig = a.orig;
+	return ret;
 }
 
 /**
@@ -255,8 +401,8 @@ int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
 		 const struct ib_sge *sge, u32 num_sge, u32 offset,
 		 void *buf, u32 len, bool to_sge)
 {
-	struct rxe_mr *mr;
 	u32 i, n;
+	int ret;
 
 	for (i = 0; i < num_sge && len; i++) {
 		if (offset >= sge[i].length) {
@@ -264,16 +410,11 @@ int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - offset);
-		mr = rxe_mr_get(rxe, sge[i].lkey, pd,
-				to_sge ? IB_ACCESS_LOCAL_WRITE : 0, false);
-		if (!mr)
-			return -EACCES;
-		if (rxe_mr_check_range(mr, sge[i].addr + offset, n)) {
-			rxe_mr_put(mr);
-			return -EACCES;
-		}
-		rxe_mr_copy(mr, sge[i].addr + offset, buf, n, to_sge);
-		rxe_mr_put(mr);
+		ret = rxe_mr_copy(rxe, sge[i].lkey, pd,
+				  to_sge ? IB_ACCESS_LOCAL_WRITE : 0,
+				  sge[i].addr + offset, buf, n, to_sge);
+		if (ret)
+			return ret;
 		buf += n;
 		len -= n;
 		offset = 0;
@@ -287,22 +428,55 @@ int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
  * @pd: the QP's PD
  * @wr: the request
  *
- * Return: 0, or -EINVAL for an MR of another PD or kind, or a key whose
- * index is not the MR's.
+ * Makes the mapping of the last ib_map_mr_sg() the MR's registration,
+ * under @wr's key and rights.  The MR must be FREE: a VALID one has to be
+ * invalidated first.
+ *
+ * Context: the QP's engine.
+ * Return: 0, or -EINVAL for an MR of another PD or kind, a key whose
+ * index is not the MR's, rights that are not a valid combination, an
+ * empty mapping or an MR that is not FREE.
  */
 int rxe_mr_fast_reg(struct rxe_dev *rxe, struct ib_pd *pd,
 		    const struct ib_reg_wr *wr)
 {
 	struct rxe_mr *mr = to_rmr(wr->mr);
+	u32 shift = ilog2(mr->ibmr.page_size | 1);
+	u32 n = READ_ONCE(mr->map_npages);
+	const char *why = NULL;
 
 	if (mr->kind != RXE_MR_FAST || mr->ibmr.pd != pd ||
 	    (wr->key >> 8) != mr->index)
+		why = "not a fast-reg MR of this PD and key";
+	else if (!rxe_mr_access_ok(wr->access))
+		why = "remote write or atomic without local write";
+	else if (!n || n > mr->max_pages || shift < 12 ||
+		 mr->map_offset + mr->ibmr.length > ((u64)n << shift))
+		why = "no mapping";
+	if (why) {
+		ibdev_dbg(&rxe->ib_dev, "REG_MR of key %#x refused: %s\n",
+			  wr->key, why);
 		return -EINVAL;
-	WRITE_ONCE(mr->valid, false);
+	}
+
+	write_lock_bh(&mr->lock);
+	if (mr->state != RXE_MR_FREE) {
+		write_unlock_bh(&mr->lock);
+		ibdev_dbg(&rxe->ib_dev, "REG_MR of key %#x refused: MR %s\n",
+			  wr->key, mr->state == RXE_MR_VALID ? "valid" : "gone");
+		return -EINVAL;
+	}
+	memcpy(mr->pages, mr->map_pages, n * sizeof(u64));
+	mr->iova = mr->ibmr.iova;
+	mr->length = mr->ibmr.length;
+	mr->page_shift = shift;
+	mr->offset = mr->map_offset;
 	mr->access = wr->access;
+	mr->key = wr->key;
 	mr->ibmr.lkey = wr->key;
 	mr->ibmr.rkey = wr->key;
-	WRITE_ONCE(mr->valid, true);
+	mr->state = RXE_MR_VALID;
+	write_unlock_bh(&mr->lock);
 	return 0;
 }
 
@@ -312,25 +486,32 @@ int rxe_mr_fast_reg(struct rxe_dev *rxe, struct ib_pd *pd,
  * @pd: the QP's PD
  * @key: the key to invalidate
  *
- * Return: 0, or -EINVAL for an unknown key, another PD or a DMA MR.
+ * A VALID registration becomes FREE; an access to it in progress finishes
+ * first, and none starts afterwards.  Invalidating a FREE MR under its
+ * current key changes nothing.
+ *
+ * Context: the QP's engine.
+ * Return: 0, or -EINVAL for an unknown or stale key, another PD or a DMA
+ * MR.
  */
 int rxe_mr_invalidate(struct rxe_dev *rxe, struct ib_pd *pd, u32 key)
 {
 	struct rxe_mr *mr;
+	int ret = -EINVAL;
 
 	rcu_read_lock();
 	mr = xa_load(&rxe->mr_xa, key >> 8);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
-	if (!mr)
-		return -EINVAL;
-	if (mr->kind != RXE_MR_FAST || mr->ibmr.pd != pd ||
-	    mr->ibmr.rkey != key) {
-		rxe_mr_put(mr);
-		return -EINVAL;
+	if (mr && mr->kind == RXE_MR_FAST && mr->ibmr.pd == pd) {
+		write_lock_bh(&mr->lock);
+		if (mr->key == key && mr->state != RXE_MR_INVALID) {
+			mr->state = RXE_MR_FREE;
+			ret = 0;
+		}
+		write_unlock_bh(&mr->lock);
 	}
-	WRITE_ONCE(mr->valid, false);
-	rxe_mr_put(mr);
-	return 0;
+	rcu_read_unlock();
+	if (ret)
+		ibdev_dbg(&rxe->ib_dev, "invalidation of key %#x refused\n",
+			  key);
+	return ret;
 }

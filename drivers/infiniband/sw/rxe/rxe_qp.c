@@ -83,7 +83,8 @@ static void rxe_flush_sq(struct rxe_qp *qp)
 	struct ib_wc wc = {};
 
 	rxe_comp_retire(qp);
-	while (qp->sq.tail != READ_ONCE(qp->sq.head)) {
+	/* pairs with the release in post_send: WQEs up to head are filled */
+	while (qp->sq.tail != smp_load_acquire(&qp->sq.head)) {
 		struct rxe_send_wqe *wqe =
 			&qp->sq.wqe[qp->sq.tail & (qp->sq.size - 1)];
 
@@ -155,11 +156,8 @@ void rxe_qp_flush(struct rxe_qp *qp)
 	timer_delete(&qp->rnr_timer);
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
-	if (qp->resp.mr) {
-		rxe_mr_put(qp->resp.mr);
-		qp->resp.mr = NULL;
-	}
 	qp->resp.in_write = false;
+	qp->resp.rd.active = false;
 	rxe_flush_sq(qp);
 	rxe_flush_rq(qp);
 }
@@ -178,10 +176,14 @@ static bool rxe_qp_step(struct rxe_qp *qp)
 	}
 	if (state == IB_QPS_RESET)
 		return false;
-	while ((skb = skb_dequeue(&qp->resp_pkts))) {
+	/* Requests behind a READ wait until its responses are all out. */
+	while (!rxe_resp_read_more(qp) &&
+	       (skb = skb_dequeue(&qp->resp_pkts))) {
 		rxe_resp_process(qp, skb);
 		progress = true;
 	}
+	if (qp->resp.rd.active)
+		progress = true;
 	while ((skb = skb_dequeue(&qp->comp_pkts))) {
 		rxe_comp_process(qp, skb);
 		progress = true;
@@ -216,7 +218,6 @@ static bool rxe_qp_step(struct rxe_qp *qp)
 void rxe_qp_run(struct rxe_qp *qp)
 {
 	unsigned int budget = RXE_ENGINE_BUDGET;
-	unsigned long flags;
 	bool again;
 
 	if (in_hardirq() || irqs_disabled()) {
@@ -224,28 +225,28 @@ void rxe_qp_run(struct rxe_qp *qp)
 		return;
 	}
 	local_bh_disable();
-	spin_lock_irqsave(&qp->eng_lock, flags);
+	spin_lock(&qp->eng_lock);
 	if (qp->eng_running) {
 		qp->eng_more = true;
-		spin_unlock_irqrestore(&qp->eng_lock, flags);
+		spin_unlock(&qp->eng_lock);
 		local_bh_enable();
 		return;
 	}
 	qp->eng_running = true;
 	qp->eng_more = false;
-	spin_unlock_irqrestore(&qp->eng_lock, flags);
+	spin_unlock(&qp->eng_lock);
 
 	for (;;) {
 		again = rxe_qp_step(qp);
-		spin_lock_irqsave(&qp->eng_lock, flags);
+		spin_lock(&qp->eng_lock);
 		again |= qp->eng_more;
 		qp->eng_more = false;
 		if (!again || !--budget) {
 			qp->eng_running = false;
-			spin_unlock_irqrestore(&qp->eng_lock, flags);
+			spin_unlock(&qp->eng_lock);
 			break;
 		}
-		spin_unlock_irqrestore(&qp->eng_lock, flags);
+		spin_unlock(&qp->eng_lock);
 	}
 	if (again)
 		rxe_qp_kick(qp);
@@ -501,6 +502,7 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->path_seq, &qp->state_lock);
 	spin_lock_init(&qp->eng_lock);
 	INIT_WORK(&qp->work, rxe_qp_work);
 	skb_queue_head_init(&qp->resp_pkts);
@@ -570,8 +572,6 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 		qp->rq.tail = 0;
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 	}
-	if (qp->resp.mr)
-		rxe_mr_put(qp->resp.mr);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -657,7 +657,9 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_PORT)
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_AV) {
+		write_seqcount_begin(&qp->path_seq);
 		qp->av = av;
+		write_seqcount_end(&qp->path_seq);
 		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);
 	}
 	if (mask & IB_QP_PATH_MTU) {
@@ -773,8 +775,6 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
-	if (qp->resp.mr)
-		rxe_mr_put(qp->resp.mr);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	kvfree(qp->sq.wqe);
 	kvfree(qp->sq.sge);

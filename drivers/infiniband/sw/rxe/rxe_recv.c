@@ -6,6 +6,8 @@
  *   IP framing -> transport headers (rxe_hdr_parse()) -> ICRC -> P_Key
  *   -> multicast QPN -> destination address -> QP lookup
  *   -> opcode vs QP type -> UD: QP state, Q_Key, path MTU
+ *                        -> RC/UC: the QP has a path, and the packet's
+ *                           IP version and addresses are the path's
  *
  * where everything up to the multicast QPN needs only the packet's bytes
  * and is done by rxe_rcv_check() (rxe_validate.c), which the user-space
@@ -34,7 +36,11 @@
  */
 void rxe_drop(struct rxe_dev *rxe, struct sk_buff *skb, enum rxe_drop why)
 {
-	rxe_count(rxe, rxe_drop_counter(why));
+	enum rxe_counter c = rxe_drop_counter(why);
+
+	ibdev_dbg(&rxe->ib_dev, "received packet dropped: %s\n",
+		  rxe_counter_name(c));
+	rxe_count(rxe, c);
 	kfree_skb(skb);
 }
 
@@ -92,6 +98,37 @@ static enum rxe_drop rxe_check_ud(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 }
 
 /*
+ * Does a packet for an RC or UC QP come from the QP's peer?  Its IP version
+ * and both addresses must be the path's: a host that is not the peer must
+ * not be able to acknowledge, refuse or ask anything of the connection.
+ * A QP without a path yet (RESET, INIT) takes nothing.
+ */
+static enum rxe_drop rxe_check_path(struct rxe_qp *qp, struct sk_buff *skb)
+{
+	bool ipv6 = rxe_cb(skb)->ipv6;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned int seq;
+	bool ok;
+
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT)
+		return RXE_DROP_STATE;
+	do {
+		seq = read_seqcount_begin(&qp->path_seq);
+		if (ipv6)
+			ok = qp->av.net_type == RDMA_NETWORK_IPV6 &&
+			     ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+					     &qp->av.daddr.v6) &&
+			     ipv6_addr_equal(&ipv6_hdr(skb)->daddr,
+					     &qp->av.saddr.v6);
+		else
+			ok = qp->av.net_type == RDMA_NETWORK_IPV4 &&
+			     ip_hdr(skb)->saddr == qp->av.daddr.v4 &&
+			     ip_hdr(skb)->daddr == qp->av.saddr.v4;
+	} while (read_seqcount_retry(&qp->path_seq, seq));
+	return ok ? RXE_DROP_NONE : RXE_DROP_PATH;
+}
+
+/*
  * Hand @skb to @qp.  A multicast datagram is counted in rcvd_pkts once,
  * not once per attached QP: @count is false for the copies after the
  * first one accepted.  Returns true if the packet passed the QP's checks
@@ -105,8 +142,9 @@ static bool rxe_rcv_qp(struct rxe_dev *rxe, struct rxe_qp *qp,
 	enum rxe_drop why;
 
 	why = rxe_check_transport(pkt, qp->type_mask, rxe_qpn(qp));
-	if (!why && qp->type_mask == RXE_MASK_UD)
-		why = rxe_check_ud(qp, pkt);
+	if (!why)
+		why = qp->type_mask == RXE_MASK_UD ? rxe_check_ud(qp, pkt) :
+						     rxe_check_path(qp, skb);
 	if (why) {
 		rxe_drop(rxe, skb, why);
 		return false;

@@ -11,19 +11,22 @@
  * (rxe_resp_process()).  RC: an expected PSN executes the request and is
  * acknowledged when the requester asked; a later PSN gets one sequence
  * NAK until the gap is filled; an earlier one is a duplicate (SEND/WRITE:
- * ACK again; READ: answered again from the request's own RETH; ATOMIC:
- * the saved result is sent again).  A SEND without a receive WQE gets an
- * RNR NAK; a bad key or length a NAK that also moves the QP to error.
- * UC: no acknowledgements; a gap drops the rest of the message.
+ * ACK again; READ and ATOMIC: answered again only if one of the QP's
+ * max_dest_rd_atomic responder resources remembers the request, else
+ * dropped).  A SEND without a receive WQE gets an RNR NAK; a bad key,
+ * length or rights a NAK that also moves the QP to error.  UC: no
+ * acknowledgements; a gap drops the rest of the message.
+ *
+ * Memory is reached through rxe_mr_copy() and friends for every packet,
+ * never through an MR found for an earlier one.  An RDMA READ is answered
+ * as a stream of at most RXE_ENGINE_BUDGET packets per engine pass
+ * (rxe_resp_read_more()).
  */
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 
 #include "rxe.h"
-
-/* Serialises ATOMIC operations of all QPs against each other. */
-static DEFINE_SPINLOCK(rxe_atomic_lock);
 
 /* ---- UD ----------------------------------------------------------------- */
 
@@ -132,6 +135,8 @@ static void rxe_resp_nak(struct rxe_qp *qp, u8 code, u32 psn)
 /* A NAK that ends the connection: the QP goes to the error state. */
 static void rxe_resp_fatal(struct rxe_qp *qp, u8 code, u32 psn)
 {
+	ibdev_dbg(&qp->rxe->ib_dev, "QP %#x: request at PSN %#x refused, NAK code %u\n",
+		  rxe_qpn(qp), psn, code);
 	if (qp->type_mask == RXE_MASK_RC)
 		rxe_resp_nak(qp, code, psn);
 	rxe_qp_error(qp);
@@ -143,80 +148,92 @@ static void rxe_resp_ack(struct rxe_qp *qp, u32 psn)
 			  psn, NULL);
 }
 
-/*
- * Send the responses of an RDMA READ, PSNs from @psn on.  With @cont the
- * responses continue a message already begun (a duplicate request asking
- * again from inside the original response stream): no FIRST or ONLY, as
- * the requester is in the middle of the message.
- */
-static void rxe_resp_read_data(struct rxe_qp *qp, struct rxe_mr *mr, u64 va,
-			       u32 len, u32 psn, bool cont)
+/* Packets (and PSNs) of a READ response of @len bytes. */
+static u32 rxe_resp_npkts(const struct rxe_qp *qp, u32 len)
 {
-	u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu)), i, n, mask;
-	struct sk_buff *skb;
-	u8 op, *bth;
-
-	for (i = 0; i < npkts; i++) {
-		n = min(len, qp->mtu);
-		if (i == npkts - 1)
-			op = (i || cont) ? RXE_OP_READ_RESP_LAST :
-					   RXE_OP_READ_RESP_ONLY;
-		else if (i == 0 && !cont)
-			op = RXE_OP_READ_RESP_FIRST;
-		else
-			op = RXE_OP_READ_RESP_MIDDLE;
-		mask = rxe_opcode_mask(op);
-		skb = rxe_pkt_alloc(qp->rxe, &qp->av, rxe_opcode_hdr_len(mask),
-				    n, &bth);
-		if (!skb)
-			return;		/* the requester asks again */
-		rxe_bth_build(bth, op, false, (-n) & 3, RXE_DEFAULT_PKEY,
-			      qp->attr.dest_qp_num, false,
-			      rxe_psn_add(psn, i));
-		if (mask & RXE_MASK_AETH)
-			rxe_aeth_build(bth + rxe_hdr_offset(mask, RXE_MASK_AETH),
-				       RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
-				       qp->resp.msn);
-		if (n)
-			rxe_mr_copy(mr, va, bth + rxe_opcode_hdr_len(mask), n,
-				    false);
-		rxe_xmit(qp->rxe, &qp->av, qp->src_port, skb);
-		va += n;
-		len -= n;
-	}
+	return len ? DIV_ROUND_UP_ULL((u64)len, qp->mtu) : 1;
 }
 
 /*
- * RDMA READ at @pkt (new, or duplicate with @cont as for
- * rxe_resp_read_data()).  Returns false if it was refused.
+ * Send the next packet of the READ response stream.  Returns false if
+ * the stream ended early: no memory (the requester asks again), or the
+ * MR refused (the QP is in error).
  */
-static bool rxe_resp_read(struct rxe_qp *qp, const struct rxe_pkt *pkt,
-			  bool cont)
+static bool rxe_resp_read_pkt(struct rxe_qp *qp, struct rxe_rd_stream *rd)
 {
-	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
-	u64 va = rxe_reth_va(reth);
-	u32 len = rxe_reth_len(reth);
-	struct rxe_mr *mr = NULL;
+	u32 n = min(rd->left, qp->mtu), mask;
+	bool last = rd->psn == rd->last_psn;
+	struct sk_buff *skb;
+	u8 op, *bth;
 
-	if (len > qp->rxe->attr.max_mr_size ||
-	    !(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ)) {
-		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+	if (rd->at_first)
+		op = last ? RXE_OP_READ_RESP_ONLY : RXE_OP_READ_RESP_FIRST;
+	else
+		op = last ? RXE_OP_READ_RESP_LAST : RXE_OP_READ_RESP_MIDDLE;
+	mask = rxe_opcode_mask(op);
+	skb = rxe_pkt_alloc(qp->rxe, &qp->av, rxe_opcode_hdr_len(mask), n, &bth);
+	if (!skb) {
+		rd->active = false;
 		return false;
 	}
-	if (len) {
-		mr = rxe_mr_get(qp->rxe, rxe_reth_rkey(reth), qp->ibqp.pd,
-				IB_ACCESS_REMOTE_READ, true);
-		if (!mr || rxe_mr_check_range(mr, va, len)) {
-			if (mr)
-				rxe_mr_put(mr);
-			rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
-			return false;
-		}
+	rxe_bth_build(bth, op, false, (-n) & 3, RXE_DEFAULT_PKEY,
+		      qp->attr.dest_qp_num, false, rd->psn);
+	if (mask & RXE_MASK_AETH)
+		rxe_aeth_build(bth + rxe_hdr_offset(mask, RXE_MASK_AETH),
+			       RXE_AETH_ACK | RXE_AETH_NO_CREDITS, qp->resp.msn);
+	if (n && rxe_mr_copy(qp->rxe, rd->rkey, qp->ibqp.pd,
+			     IB_ACCESS_REMOTE_READ, rd->va,
+			     bth + rxe_opcode_hdr_len(mask), n, false)) {
+		/* The MR was invalidated or deregistered under the READ. */
+		kfree_skb(skb);
+		rd->active = false;
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, rd->psn);
+		return false;
 	}
-	rxe_resp_read_data(qp, mr, va, len, pkt->psn, cont);
-	if (mr)
-		rxe_mr_put(mr);
+	rxe_xmit(qp->rxe, &qp->av, qp->src_port, skb);
+	rd->at_first = false;
+	rd->va += n;
+	rd->left -= n;
+	if (last)
+		rd->active = false;
+	else
+		rd->psn = rxe_psn_add(rd->psn, 1);
 	return true;
+}
+
+/**
+ * rxe_resp_read_more() - send the next READ responses of a QP
+ * @qp: the QP; called by its engine only
+ *
+ * Sends at most RXE_ENGINE_BUDGET packets, so that one READ, however
+ * long, leaves the engine (and bottom halves) to others between passes.
+ *
+ * Return: true if a READ is still being answered: requests behind it must
+ * wait.
+ */
+bool rxe_resp_read_more(struct rxe_qp *qp)
+{
+	struct rxe_rd_stream *rd = &qp->resp.rd;
+	unsigned int budget = RXE_ENGINE_BUDGET;
+
+	while (rd->active && budget-- && rxe_resp_read_pkt(qp, rd))
+		;
+	return rd->active;
+}
+
+/* Set up the responses of a READ; the engine sends them (rxe_qp_step()). */
+static void rxe_resp_read_start(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
+				u32 psn, u32 last_psn, bool at_first)
+{
+	struct rxe_rd_stream *rd = &qp->resp.rd;
+
+	rd->active = true;
+	rd->at_first = at_first;
+	rd->rkey = rkey;
+	rd->va = va;
+	rd->left = len;
+	rd->psn = psn;
+	rd->last_psn = last_psn;
 }
 
 /* The READ or ATOMIC executed whose PSNs include @psn, if remembered. */
@@ -234,13 +251,18 @@ static struct rxe_rd_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 	return NULL;
 }
 
-/* Remember a READ or ATOMIC for its duplicates; the oldest goes first. */
+/*
+ * Remember a READ or ATOMIC for its duplicates, in one of the QP's
+ * max_dest_rd_atomic slots; the oldest is forgotten first.
+ */
 static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, bool atomic,
 					   u32 first_psn, u32 last_psn)
 {
-	struct rxe_rd_res *res = &qp->resp.res[qp->resp.res_head];
+	u32 slots = qp->attr.max_dest_rd_atomic;
+	struct rxe_rd_res *res = &qp->resp.res[qp->resp.res_head % slots];
 
-	qp->resp.res_head = (qp->resp.res_head + 1) % RXE_MAX_RD_ATOMIC;
+	qp->resp.res_head = (qp->resp.res_head + 1) % slots;
+	memset(res, 0, sizeof(*res));
 	res->valid = true;
 	res->atomic = atomic;
 	res->first_psn = first_psn;
@@ -248,41 +270,108 @@ static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, bool atomic,
 	return res;
 }
 
-static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+/*
+ * The checks a new READ or ATOMIC shares: the QP grants @access and has
+ * responder resources (max_dest_rd_atomic 0 means it takes neither).
+ */
+static bool rxe_resp_rd_atomic_ok(struct rxe_qp *qp, const struct rxe_pkt *pkt,
+				  int access)
 {
-	const u8 *h = rxe_pkt_ext(pkt, RXE_MASK_ATMETH);
-	u64 va = rxe_atmeth_va(h), orig, *p;
-	struct rxe_rd_res *res;
-	struct rxe_mr *mr;
-
-	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)) {
+	if (!qp->attr.max_dest_rd_atomic) {
+		ibdev_dbg(&qp->rxe->ib_dev,
+			  "QP %#x: READ/ATOMIC without responder resources\n",
+			  rxe_qpn(qp));
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return false;
+	}
+	if (!(qp->attr.qp_access_flags & access)) {
+		ibdev_dbg(&qp->rxe->ib_dev, "QP %#x: access %#x not granted\n",
+			  rxe_qpn(qp), access);
 		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
 		return false;
 	}
+	return true;
+}
+
+/* A new RDMA READ request: checked whole, then answered as a stream. */
+static void rxe_resp_read_new(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
+	u32 rkey = rxe_reth_rkey(reth), len = rxe_reth_len(reth);
+	u64 va = rxe_reth_va(reth);
+	struct rxe_rd_res *res;
+
+	if (!rxe_resp_rd_atomic_ok(qp, pkt, IB_ACCESS_REMOTE_READ))
+		return;
+	if (len > qp->rxe->port_attr.max_msg_sz) {
+		ibdev_dbg(&qp->rxe->ib_dev, "QP %#x: READ of %u bytes refused\n",
+			  rxe_qpn(qp), len);
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return;
+	}
+	if (len && rxe_mr_check(qp->rxe, rkey, qp->ibqp.pd,
+				IB_ACCESS_REMOTE_READ, va, len)) {
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return;
+	}
+	res = rxe_resp_new_res(qp, false, pkt->psn,
+			       rxe_psn_add(pkt->psn,
+					   rxe_resp_npkts(qp, len) - 1));
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
+	qp->resp.msn++;
+	qp->resp.psn = rxe_psn_add(res->last_psn, 1);
+	rxe_resp_read_start(qp, rkey, va, len, pkt->psn, res->last_psn, true);
+}
+
+/*
+ * A duplicate READ: the requester asks again, from the PSN of the first
+ * response it is missing to the end of a READ this responder executed
+ * and still remembers.  Anything else (an unknown PSN, a range beyond
+ * the original) is dropped.  Returns false if it was dropped.
+ */
+static bool rxe_resp_read_dup(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
+	u32 rkey = rxe_reth_rkey(reth), len = rxe_reth_len(reth);
+	u64 va = rxe_reth_va(reth), skip;
+	struct rxe_rd_res *res = rxe_resp_find_res(qp, pkt->psn);
+
+	if (!res || res->atomic)
+		return false;
+	skip = (u64)rxe_psn_diff(pkt->psn, res->first_psn) * qp->mtu;
+	if (rkey != res->rkey || va != res->va + skip ||
+	    (u64)len + skip != res->length)
+		return false;
+	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
+	rxe_resp_read_start(qp, rkey, va, len, pkt->psn, res->last_psn,
+			    pkt->psn == res->first_psn);
+	return true;
+}
+
+static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *h = rxe_pkt_ext(pkt, RXE_MASK_ATMETH);
+	u64 va = rxe_atmeth_va(h), orig;
+	struct rxe_rd_res *res;
+	int ret;
+
+	if (!rxe_resp_rd_atomic_ok(qp, pkt, IB_ACCESS_REMOTE_ATOMIC))
+		return false;
 	if (va & 7) {
 		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	mr = rxe_mr_get(qp->rxe, rxe_atmeth_rkey(h), qp->ibqp.pd,
-			IB_ACCESS_REMOTE_ATOMIC, true);
-	if (!mr || rxe_mr_check_range(mr, va, sizeof(u64))) {
-		if (mr)
-			rxe_mr_put(mr);
-		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+	ret = rxe_mr_atomic(qp->rxe, rxe_atmeth_rkey(h), qp->ibqp.pd, va,
+			    pkt->opcode == RXE_OP_CMP_SWAP, rxe_atmeth_comp(h),
+			    rxe_atmeth_swap_add(h), &orig);
+	if (ret) {
+		rxe_resp_fatal(qp, ret == -EINVAL ? RXE_NAK_INVALID_REQ :
+						    RXE_NAK_REM_ACCESS,
+			       pkt->psn);
 		return false;
 	}
-	p = rxe_mr_atomic_ptr(mr, va);
-	spin_lock_bh(&rxe_atomic_lock);
-	orig = *p;
-	if (pkt->opcode == RXE_OP_CMP_SWAP) {
-		if (orig == rxe_atmeth_comp(h))
-			*p = rxe_atmeth_swap_add(h);
-	} else {
-		*p = orig + rxe_atmeth_swap_add(h);
-	}
-	spin_unlock_bh(&rxe_atomic_lock);
-	rxe_mr_put(mr);
-
 	res = rxe_resp_new_res(qp, true, pkt->psn, pkt->psn);
 	res->orig = orig;
 	qp->resp.msn++;
@@ -291,24 +380,26 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	return true;
 }
 
-static void rxe_resp_duplicate(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+/* A request with an older PSN.  Returns false if it is to be dropped. */
+static bool rxe_resp_duplicate(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
 	struct rxe_rd_res *res;
 
-	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
-	res = rxe_resp_find_res(qp, pkt->psn);
-	if (pkt->mask & RXE_MASK_READ) {
-		bool cont = res && !res->atomic && pkt->psn != res->first_psn;
-
-		rxe_resp_read(qp, pkt, cont);
-	} else if (pkt->mask & RXE_MASK_ATOMIC) {
-		if (res && res->atomic && res->first_psn == pkt->psn)
-			rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
-					  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
-					  pkt->psn, &res->orig);
-	} else {
-		rxe_resp_ack(qp, rxe_psn_add(qp->resp.psn, -1));
+	if (pkt->mask & RXE_MASK_READ)
+		return rxe_resp_read_dup(qp, pkt);
+	if (pkt->mask & RXE_MASK_ATOMIC) {
+		res = rxe_resp_find_res(qp, pkt->psn);
+		if (!res || !res->atomic || res->first_psn != pkt->psn)
+			return false;
+		rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
+		rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
+				  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
+				  pkt->psn, &res->orig);
+		return true;
 	}
+	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
+	rxe_resp_ack(qp, rxe_psn_add(qp->resp.psn, -1));
+	return true;
 }
 
 /* ---- RC and UC: SEND and WRITE ---------------------------------------------- */
@@ -373,6 +464,8 @@ static bool rxe_resp_get_wqe(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 /* Returns false if the packet was refused (the PSN does not advance). */
 static bool rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
+	u32 inv_key;
+
 	if ((pkt->mask & RXE_MASK_FIRST) && !rxe_resp_get_wqe(qp, pkt))
 		return false;
 	if (qp->resp.offset + pkt->paylen > qp->resp.wqe.length) {
@@ -389,15 +482,56 @@ static bool rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		return false;
 	}
 	qp->resp.offset += pkt->paylen;
-	if (pkt->mask & RXE_MASK_LAST) {
-		if (pkt->mask & RXE_MASK_IETH)
-			rxe_mr_invalidate(qp->rxe, qp->ibqp.pd,
-					  rxe_get32(rxe_pkt_ext(pkt,
-								RXE_MASK_IETH)));
-		qp->resp.msn++;
-		rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, qp->resp.offset,
-				       IB_WC_SUCCESS);
+	if (!(pkt->mask & RXE_MASK_LAST))
+		return true;
+	if (pkt->mask & RXE_MASK_IETH) {
+		/* The completion must not report an invalidation that failed. */
+		inv_key = rxe_get32(rxe_pkt_ext(pkt, RXE_MASK_IETH));
+		if (rxe_mr_invalidate(qp->rxe, qp->ibqp.pd, inv_key)) {
+			rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, 0,
+					       IB_WC_REM_INV_REQ_ERR);
+			rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+			return false;
+		}
 	}
+	qp->resp.msn++;
+	rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, qp->resp.offset,
+			       IB_WC_SUCCESS);
+	return true;
+}
+
+/*
+ * The first packet of a WRITE: the QP must grant remote write, and the
+ * whole target range must be writable now.  Each packet checks its own
+ * part again when it is written.
+ */
+static bool rxe_resp_write_open(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
+	u32 len = rxe_reth_len(reth);
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)) {
+		ibdev_dbg(&qp->rxe->ib_dev, "QP %#x: remote write not granted\n",
+			  rxe_qpn(qp));
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
+	if (len > qp->rxe->port_attr.max_msg_sz) {
+		ibdev_dbg(&qp->rxe->ib_dev, "QP %#x: WRITE of %u bytes refused\n",
+			  rxe_qpn(qp), len);
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return false;
+	}
+	qp->resp.wkey = rxe_reth_rkey(reth);
+	qp->resp.va = rxe_reth_va(reth);
+	qp->resp.resid = len;
+	qp->resp.wlen = len;
+	if (len && rxe_mr_check(qp->rxe, qp->resp.wkey, qp->ibqp.pd,
+				IB_ACCESS_REMOTE_WRITE, qp->resp.va, len)) {
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
+	qp->resp.in_write = true;
 	return true;
 }
 
@@ -410,47 +544,25 @@ static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	 */
 	if ((pkt->mask & RXE_MASK_IMMDT) && !rxe_resp_get_wqe(qp, pkt))
 		return false;
-	if (pkt->mask & RXE_MASK_FIRST) {
-		const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
-		u32 len = rxe_reth_len(reth);
-
-		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE)) {
-			rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
-			return false;
-		}
-		qp->resp.va = rxe_reth_va(reth);
-		qp->resp.resid = len;
-		qp->resp.wlen = len;
-		qp->resp.mr = NULL;
-		if (len) {
-			qp->resp.mr = rxe_mr_get(qp->rxe, rxe_reth_rkey(reth),
-						 qp->ibqp.pd,
-						 IB_ACCESS_REMOTE_WRITE, true);
-			if (!qp->resp.mr ||
-			    rxe_mr_check_range(qp->resp.mr, qp->resp.va, len)) {
-				if (qp->resp.mr)
-					rxe_mr_put(qp->resp.mr);
-				qp->resp.mr = NULL;
-				rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
-				return false;
-			}
-		}
-		qp->resp.in_write = true;
-	}
+	if ((pkt->mask & RXE_MASK_FIRST) && !rxe_resp_write_open(qp, pkt))
+		return false;
 	if (pkt->paylen > qp->resp.resid ||
 	    ((pkt->mask & RXE_MASK_LAST) && pkt->paylen != qp->resp.resid)) {
 		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	if (pkt->paylen)
-		rxe_mr_copy(qp->resp.mr, qp->resp.va,
-			    (void *)rxe_pkt_payload(pkt), pkt->paylen, true);
+	/* The MR may have been invalidated or replaced since the FIRST packet. */
+	if (pkt->paylen &&
+	    rxe_mr_copy(qp->rxe, qp->resp.wkey, qp->ibqp.pd,
+			IB_ACCESS_REMOTE_WRITE, qp->resp.va,
+			(void *)rxe_pkt_payload(pkt), pkt->paylen, true)) {
+		qp->resp.in_write = false;
+		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
+		return false;
+	}
 	qp->resp.va += pkt->paylen;
 	qp->resp.resid -= pkt->paylen;
 	if (pkt->mask & RXE_MASK_LAST) {
-		if (qp->resp.mr)
-			rxe_mr_put(qp->resp.mr);
-		qp->resp.mr = NULL;
 		qp->resp.in_write = false;
 		qp->resp.msn++;
 		if (pkt->mask & RXE_MASK_IMMDT)
@@ -478,9 +590,6 @@ static void rxe_resp_uc_abort(struct rxe_qp *qp)
 	/* The open message is lost; its receive WQE serves the next one. */
 	qp->resp.offset = 0;
 	qp->resp.in_send = false;
-	if (qp->resp.mr)
-		rxe_mr_put(qp->resp.mr);
-	qp->resp.mr = NULL;
 	qp->resp.in_write = false;
 }
 
@@ -521,7 +630,14 @@ void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (diff < 0) {
-		rxe_resp_duplicate(qp, pkt);
+		/* IBTA: a duplicate nothing is remembered of is dropped. */
+		if (!rxe_resp_duplicate(qp, pkt)) {
+			ibdev_dbg(&qp->rxe->ib_dev,
+				  "QP %#x: unknown duplicate, PSN %#x opcode %#x\n",
+				  rxe_qpn(qp), pkt->psn, pkt->opcode);
+			rxe_drop(qp->rxe, skb, RXE_DROP_SEQ);
+			return;
+		}
 		consume_skb(skb);
 		return;
 	}
@@ -538,15 +654,7 @@ void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb)
 	}
 
 	if (pkt->mask & RXE_MASK_READ) {
-		u32 len = rxe_reth_len(rxe_pkt_ext(pkt, RXE_MASK_RETH));
-		u32 npkts = max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
-
-		if (rxe_resp_read(qp, pkt, false)) {
-			rxe_resp_new_res(qp, false, pkt->psn,
-					 rxe_psn_add(pkt->psn, npkts - 1));
-			qp->resp.msn++;
-			qp->resp.psn = rxe_psn_add(pkt->psn, npkts);
-		}
+		rxe_resp_read_new(qp, pkt);
 		consume_skb(skb);
 		return;
 	}

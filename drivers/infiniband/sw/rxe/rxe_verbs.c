@@ -166,8 +166,14 @@ static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
 		if (qp->type_mask == RXE_MASK_UD) {
 			const struct ib_ud_wr *ud = ud_wr(wr);
 
-			if (!ud->ah)
+			/* the AH must be of this QP's PD (hence device) */
+			if (!ud->ah || ud->ah->pd != qp->ibqp.pd ||
+			    ud->ah->device != qp->ibqp.device) {
+				ibdev_dbg(qp->ibqp.device,
+					  "QP %#x: UD send with an AH of another PD\n",
+					  rxe_qpn(qp));
 				return -EINVAL;
+			}
 			rxe_ah_get_av(to_rah(ud->ah), &wqe->av);
 			wqe->remote_qpn = ud->remote_qpn & RXE_QPN_MASK;
 			wqe->remote_qkey = (ud->remote_qkey & RXE_QKEY_CONTROLLED) ?
