@@ -9,15 +9,20 @@
  * READ, ATOMICs across a PSN wrap, RNR retry, a remote access error), UC
  * (SEND, WRITE, and the refusal of READ and ATOMIC), the SRQ limit event
  * and Last WQE Reached, and the flush of a QP moved to the error state.
+ * rdma_rxe_guard.c adds the cases where the device must refuse: packets
+ * from a host that is not the QP's path, MRs invalidated, replaced or
+ * deregistered under an RDMA WRITE, registration rules, READs without
+ * responder resources, a long READ, an AH of another PD, capabilities.
  *
  * The module adds the addresses it uses to the device's netdev and
  * removes them again:
  *
  *   10.13.0.1/24, fd00:13::1/64     local addresses (their RoCE v2 GIDs)
+ *   10.13.0.3/24                    a second address, the "other host"
  *
  * At the end it logs the traffic the cases completed ("traffic sends=S
- * recvs=R pkts=P"): the guest script checks the port counters moved by at
- * least that much.
+ * recvs=R pkts=P forged=F"): the guest script checks the port counters
+ * moved by at least that much.
  */
 #include <linux/etherdevice.h>
 #include <linux/gfp.h>
@@ -31,53 +36,27 @@
 #include "rdma_ah_kt.h"
 #include "rdma_ktap.h"
 #include "rdma_mock.h"
+#include "rdma_rxe_loop.h"
 
 static char *ibdev = "rxe0";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "the RoCE device to test (default rxe0)");
 
-/* How long a completion or an event may take to show up. */
-#define LT_WAIT_MS	3000
-/* How long "nothing more comes" is watched for. */
-#define LT_QUIET_MS	50
-#define LT_QKEY		0x1234abcd
-/* The GRH-sized area in front of every UD payload. */
-#define LT_GRH		40
-/* Every QP's local send and receive buffer. */
-#define LT_BUF		(16 * 1024)
-#define LT_DEPTH	16
-/* The remote MR: fast-registered, four pages. */
-#define LT_MR_ORDER	2
-#define LT_MR_PAGES	BIT(LT_MR_ORDER)
-#define LT_MR_BYTES	(PAGE_SIZE << LT_MR_ORDER)
-#define LT_ACCESS_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
-			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)
-/* Flow label of the IPv6 UD AH: it must reach the IPv6 header. */
-#define LT_FLOW6	0x5a5a5
-#define LT_HOPS		64
-
 #define LT_ADDR4	htonl(0x0a0d0001)
+/* A second address: packets from it come from a host other than the path */
+#define LT_ADDR4_OTHER	htonl(0x0a0d0003)
 static const struct in6_addr lt_addr6 = {
 	{ { 0xfd, 0, 0, 0x13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } } };
 
-static struct ib_device *lt_dev;
-static struct net_device *lt_ndev;
-static struct ib_pd *lt_pd;
-static int lt_idx4 = -1, lt_idx6 = -1;
+struct ib_device *lt_dev;
+struct net_device *lt_ndev;
+struct ib_pd *lt_pd;
+int lt_idx4 = -1, lt_idx4_other = -1;
+static int lt_idx6 = -1;
+struct lt_traffic lt_traffic;
 /* The port's active MTU: UD payload limit, RC/UC path MTU. */
-static enum ib_mtu lt_mtu_enum;
-static u32 lt_mtu;
-
-/*
- * What the cases completed successfully: SEND work requests, receive
- * completions, and a lower bound of the packets these took (each sent
- * and received once by the device).
- */
-static struct {
-	u32 sends;
-	u32 recvs;
-	u32 pkts;
-} lt_traffic;
+enum ib_mtu lt_mtu_enum;
+u32 lt_mtu;
 
 /* ---- addresses and GIDs -------------------------------------------------- */
 
@@ -114,6 +93,7 @@ static int lt_gid_index_wait(const union ib_gid *gid)
 static void lt_net_cleanup(void)
 {
 	rdma_mock_addr4(lt_ndev, false, LT_ADDR4, 24);
+	rdma_mock_addr4(lt_ndev, false, LT_ADDR4_OTHER, 24);
 	rdma_mock_addr6(lt_ndev, false, &lt_addr6, 64);
 }
 
@@ -123,6 +103,7 @@ static int lt_net_setup(void)
 	int ret;
 
 	ret = rdma_mock_addr4(lt_ndev, true, LT_ADDR4, 24) ?:
+	      rdma_mock_addr4(lt_ndev, true, LT_ADDR4_OTHER, 24) ?:
 	      rdma_mock_addr6(lt_ndev, true, &lt_addr6, 64);
 	if (ret)
 		return ret;
@@ -130,31 +111,41 @@ static int lt_net_setup(void)
 	lt_idx4 = lt_gid_index_wait(&gid);
 	lt_own_gid(&gid, true);
 	lt_idx6 = lt_gid_index_wait(&gid);
-	return lt_idx4 < 0 || lt_idx6 < 0 ? -ENODATA : 0;
+	rdma_kt_gid_v4(&gid, LT_ADDR4_OTHER);
+	lt_idx4_other = lt_gid_index_wait(&gid);
+	return lt_idx4 < 0 || lt_idx6 < 0 || lt_idx4_other < 0 ? -ENODATA : 0;
 }
 
-/*
- * An address vector to one of our own GIDs, from the same GID.  The
- * destination MAC is resolved as for any destination: a local address
- * must resolve to the netdev's own MAC.
+/**
+ * lt_path_attr() - an address vector to our own first address
+ * @ctx: the case, for failures
+ * @attr: filled in
+ * @sgid_idx: the source GID: the index of any GID of the port
+ *
+ * The destination is the IPv4 or IPv6 address of the module (the family
+ * of the source GID).  Its MAC is resolved as for any destination: a
+ * local address must resolve to the netdev's own MAC.
+ *
+ * Return: true, or false with the failure recorded.
  */
-static bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
-			bool v6)
+bool lt_path_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
+		  int sgid_idx)
 {
 	const struct ib_gid_attr *sgid;
-	int idx = v6 ? lt_idx6 : lt_idx4;
 	union ib_gid gid;
 	int hops = 0, ret;
+	bool v6;
 
+	sgid = rdma_get_gid_attr(lt_dev, 1, sgid_idx);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(sgid), "GID %d: %ld", sgid_idx,
+			    PTR_ERR(sgid)))
+		return false;
+	v6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
 	lt_own_gid(&gid, v6);
 	memset(attr, 0, sizeof(*attr));
 	attr->type = rdma_ah_find_type(lt_dev, 1);
 	rdma_ah_set_port_num(attr, 1);
-	rdma_ah_set_grh(attr, &gid, v6 ? LT_FLOW6 : 0, idx, LT_HOPS, 0);
-	sgid = rdma_get_gid_attr(lt_dev, 1, idx);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(sgid), "GID %d: %ld", idx,
-			    PTR_ERR(sgid)))
-		return false;
+	rdma_ah_set_grh(attr, &gid, v6 ? LT_FLOW6 : 0, sgid_idx, LT_HOPS, 0);
 	ret = rdma_addr_find_l2_eth_by_grh(&sgid->gid, &gid, attr->roce.dmac,
 					   sgid, &hops);
 	rdma_put_gid_attr(sgid);
@@ -167,31 +158,14 @@ static bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
 			      attr->roce.dmac, lt_ndev->dev_addr);
 }
 
-/* ---- QPs, buffers, completions -------------------------------------------- */
+/* An address vector to one of our own GIDs, from the same GID. */
+bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
+		 bool v6)
+{
+	return lt_path_attr(ctx, attr, v6 ? lt_idx6 : lt_idx4);
+}
 
-/**
- * struct lt_end - one QP with its CQs and local buffers
- * @qp: the QP
- * @scq: its send CQ (polled directly)
- * @rcq: its receive CQ (polled directly)
- * @tx: what it sends, LT_BUF bytes
- * @rx: where it receives (and RDMA READs and atomics land), LT_BUF bytes
- * @tx_dma: @tx as the device addresses it
- * @rx_dma: @rx as the device addresses it
- * @events: asynchronous events of the QP
- * @last_event: the type of the latest of them
- */
-struct lt_end {
-	struct ib_qp	*qp;
-	struct ib_cq	*scq;
-	struct ib_cq	*rcq;
-	u8		*tx;
-	u8		*rx;
-	u64		tx_dma;
-	u64		rx_dma;
-	atomic_t	events;
-	int		last_event;
-};
+/* ---- QPs, buffers, completions -------------------------------------------- */
 
 static void lt_qp_event(struct ib_event *ev, void *context)
 {
@@ -201,7 +175,7 @@ static void lt_qp_event(struct ib_event *ev, void *context)
 	atomic_inc(&e->events);
 }
 
-static void lt_end_destroy(struct lt_end *e)
+void lt_end_destroy(struct lt_end *e)
 {
 	if (e->qp)
 		ib_destroy_qp(e->qp);
@@ -221,8 +195,8 @@ static void lt_end_destroy(struct lt_end *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static int lt_end_create(struct lt_end *e, enum ib_qp_type type,
-			 struct ib_srq *srq)
+int lt_end_create(struct lt_end *e, enum ib_qp_type type,
+		  struct ib_srq *srq)
 {
 	struct ib_qp_init_attr init = {
 		.event_handler = lt_qp_event,
@@ -283,12 +257,12 @@ err:
 	return ret;
 }
 
-static u32 lt_qpn(const struct lt_end *e)
+u32 lt_qpn(const struct lt_end *e)
 {
 	return e->qp->qp_num;
 }
 
-static int lt_ud_ready(struct lt_end *e)
+int lt_ud_ready(struct lt_end *e)
 {
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
@@ -310,7 +284,7 @@ static int lt_ud_ready(struct lt_end *e)
 	return ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
 }
 
-static int lt_to_init(struct lt_end *e, int access)
+int lt_to_init(struct lt_end *e, int access)
 {
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
@@ -322,19 +296,25 @@ static int lt_to_init(struct lt_end *e, int access)
 			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 }
 
-/*
- * RTR and RTS of an RC or UC QP whose peer is QP @dqpn of this device,
- * reached through our own IPv4 GID.  @timeout 0 means no local ACK
- * timeout (RC).
+/**
+ * lt_to_rts_opts() - RTR and RTS of an RC or UC QP whose peer is on this device
+ * @ctx: the case, for failures
+ * @e: the QP, in INIT
+ * @dqpn: the peer QP
+ * @rq_psn: the first PSN it expects
+ * @sq_psn: the first PSN it sends
+ * @o: the path's source GID and the RC attributes
+ *
+ * Return: 0 or the error of ib_modify_qp().
  */
-static int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
-		     u32 rq_psn, u32 sq_psn, u8 timeout)
+int lt_to_rts_opts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
+		   u32 rq_psn, u32 sq_psn, const struct lt_rc_opts *o)
 {
 	bool rc = e->qp->qp_type == IB_QPT_RC;
 	struct ib_qp_attr qa = {};
 	int mask, ret;
 
-	if (!lt_own_attr(ctx, &qa.ah_attr, false))
+	if (!lt_path_attr(ctx, &qa.ah_attr, o->sgid_idx))
 		return -EHOSTUNREACH;
 	qa.qp_state = IB_QPS_RTR;
 	qa.path_mtu = lt_mtu_enum;
@@ -343,8 +323,8 @@ static int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
 	mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 	       IB_QP_RQ_PSN;
 	if (rc) {
-		qa.max_dest_rd_atomic = 4;
-		qa.min_rnr_timer = 1;
+		qa.max_dest_rd_atomic = o->max_dest_rd_atomic;
+		qa.min_rnr_timer = o->min_rnr_timer;
 		mask |= IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
 	}
 	ret = ib_modify_qp(e->qp, &qa, mask);
@@ -356,8 +336,8 @@ static int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
 	qa.sq_psn = sq_psn;
 	mask = IB_QP_STATE | IB_QP_SQ_PSN;
 	if (rc) {
-		qa.timeout = timeout;
-		qa.retry_cnt = 7;
+		qa.timeout = o->timeout;
+		qa.retry_cnt = o->retry_cnt;
 		qa.rnr_retry = 7;
 		qa.max_rd_atomic = 4;
 		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
@@ -366,10 +346,29 @@ static int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
 	return ib_modify_qp(e->qp, &qa, mask);
 }
 
+/*
+ * RTR and RTS of an RC or UC QP whose peer is QP @dqpn of this device,
+ * reached through our own IPv4 GID.  @timeout 0 means no local ACK
+ * timeout (RC).
+ */
+int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
+	      u32 rq_psn, u32 sq_psn, u8 timeout)
+{
+	struct lt_rc_opts o = {
+		.sgid_idx = lt_idx4,
+		.max_dest_rd_atomic = 4,
+		.min_rnr_timer = 1,
+		.timeout = timeout,
+		.retry_cnt = 7,
+	};
+
+	return lt_to_rts_opts(ctx, e, dqpn, rq_psn, sq_psn, &o);
+}
+
 /* Two RC or UC QPs connected to each other. */
-static bool lt_pair(struct rdma_ktap_ctx *ctx, struct lt_end *a,
-		    struct lt_end *b, enum ib_qp_type type, int access,
-		    u32 a_psn, u32 b_psn)
+bool lt_pair(struct rdma_ktap_ctx *ctx, struct lt_end *a,
+	     struct lt_end *b, enum ib_qp_type type, int access,
+	     u32 a_psn, u32 b_psn)
 {
 	return RDMA_KT_EQ(ctx, lt_end_create(a, type, NULL), 0) &&
 	       RDMA_KT_EQ(ctx, lt_end_create(b, type, NULL), 0) &&
@@ -382,7 +381,7 @@ static bool lt_pair(struct rdma_ktap_ctx *ctx, struct lt_end *a,
 }
 
 /* Poll one completion of @cq; false if none came in LT_WAIT_MS. */
-static bool lt_poll(struct ib_cq *cq, struct ib_wc *wc)
+bool lt_poll(struct ib_cq *cq, struct ib_wc *wc)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(LT_WAIT_MS);
 	int n;
@@ -401,9 +400,9 @@ static bool lt_poll(struct ib_cq *cq, struct ib_wc *wc)
  * The next completion of @cq must be @wr_id with @status and, when it
  * succeeded, @opcode.  It is copied to @out if not NULL.
  */
-static bool lt_expect_wc(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
-			 const char *what, u64 wr_id, enum ib_wc_status status,
-			 enum ib_wc_opcode opcode, struct ib_wc *out)
+bool lt_expect_wc(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
+		  const char *what, u64 wr_id, enum ib_wc_status status,
+		  enum ib_wc_opcode opcode, struct ib_wc *out)
 {
 	struct ib_wc wc;
 
@@ -424,8 +423,8 @@ static bool lt_expect_wc(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
 }
 
 /* No completion shows up on @cq for a while. */
-static bool lt_expect_quiet(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
-			    const char *what)
+bool lt_expect_quiet(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
+		     const char *what)
 {
 	struct ib_wc wc;
 
@@ -438,8 +437,8 @@ static bool lt_expect_quiet(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
 			      wc.opcode);
 }
 
-static int lt_post_recv(struct ib_qp *qp, struct ib_srq *srq, u64 wr_id,
-			u64 addr, u32 len)
+int lt_post_recv(struct ib_qp *qp, struct ib_srq *srq, u64 wr_id,
+		 u64 addr, u32 len)
 {
 	struct ib_sge sge = {
 		.addr = addr,
@@ -457,39 +456,9 @@ static int lt_post_recv(struct ib_qp *qp, struct ib_srq *srq, u64 wr_id,
 	return ib_post_recv(qp, &wr, NULL);
 }
 
-/**
- * struct lt_wr - one send work request, as the cases describe it
- * @op: the opcode
- * @wr_id: its id
- * @signaled: ask for a completion
- * @laddr: local buffer (device address); unused when @len is 0
- * @len: its length; 0 posts no gather entry
- * @imm: immediate data of the _WITH_IMM opcodes
- * @ah: UD destination
- * @rqpn: UD destination QP
- * @raddr: RDMA and atomic target address
- * @rkey: its key
- * @compare_add: atomic operand
- * @swap: atomic operand
- */
-struct lt_wr {
-	enum ib_wr_opcode	op;
-	u64			wr_id;
-	bool			signaled;
-	u64			laddr;
-	u32			len;
-	__be32			imm;
-	struct ib_ah		*ah;
-	u32			rqpn;
-	u64			raddr;
-	u32			rkey;
-	u64			compare_add;
-	u64			swap;
-};
-
 /* Post @w on @qp; *@bad_first tells whether bad_wr pointed at it. */
-static int lt_post_send(struct ib_qp *qp, const struct lt_wr *w,
-			bool *bad_first)
+int lt_post_send(struct ib_qp *qp, const struct lt_wr *w,
+		 bool *bad_first)
 {
 	union {
 		struct ib_send_wr	wr;
@@ -543,7 +512,7 @@ static int lt_post_send(struct ib_qp *qp, const struct lt_wr *w,
 }
 
 /* Packets a message of @len bytes takes at the path MTU. */
-static u32 lt_npkts(u32 len)
+u32 lt_npkts(u32 len)
 {
 	return max_t(u32, 1, DIV_ROUND_UP(len, lt_mtu));
 }
@@ -555,7 +524,7 @@ static u8 lt_byte(u32 seed, u32 i)
 	return (u8)(seed * 31 + i * 7 + (i >> 8) + 1);
 }
 
-static void lt_fill(u8 *buf, u32 len, u32 seed)
+void lt_fill(u8 *buf, u32 len, u32 seed)
 {
 	u32 i;
 
@@ -564,8 +533,8 @@ static void lt_fill(u8 *buf, u32 len, u32 seed)
 }
 
 /* @buf must hold the pattern of @seed over @len bytes. */
-static bool lt_expect_data(struct rdma_ktap_ctx *ctx, const u8 *buf, u32 len,
-			   u32 seed, const char *what)
+bool lt_expect_data(struct rdma_ktap_ctx *ctx, const u8 *buf, u32 len,
+		    u32 seed, const char *what)
 {
 	u32 i;
 
@@ -580,21 +549,7 @@ static bool lt_expect_data(struct rdma_ktap_ctx *ctx, const u8 *buf, u32 len,
 
 /* ---- the remote MR -------------------------------------------------------- */
 
-/**
- * struct lt_mr - a fast-registered MR of LT_MR_PAGES pages
- * @mr: the MR
- * @va: its memory
- * @sg: the one scatterlist entry mapping it
- * @mapped: @sg is DMA-mapped
- */
-struct lt_mr {
-	struct ib_mr		*mr;
-	u8			*va;
-	struct scatterlist	sg;
-	bool			mapped;
-};
-
-static void lt_mr_free(struct lt_mr *m)
+void lt_mr_free(struct lt_mr *m)
 {
 	if (m->mr)
 		ib_dereg_mr(m->mr);
@@ -609,8 +564,8 @@ static void lt_mr_free(struct lt_mr *m)
  * Allocate and map an MR, then register it with @access through an
  * IB_WR_REG_MR posted on @owner's QP (which must be ready to send).
  */
-static bool lt_mr_reg(struct rdma_ktap_ctx *ctx, struct lt_end *owner,
-		      struct lt_mr *m, int access)
+bool lt_mr_reg(struct rdma_ktap_ctx *ctx, struct lt_end *owner,
+	       struct lt_mr *m, int access)
 {
 	struct ib_reg_wr reg = {
 		.wr = {
@@ -657,9 +612,9 @@ static bool lt_mr_reg(struct rdma_ktap_ctx *ctx, struct lt_end *owner,
  * receives them into its rx buffer; both completions and the data are
  * checked.  The receive completion is copied to @rwc.
  */
-static bool lt_send_recv(struct rdma_ktap_ctx *ctx, struct lt_end *from,
-			 struct lt_end *to, enum ib_wr_opcode op, u32 len,
-			 u32 seed, struct ib_wc *rwc)
+bool lt_send_recv(struct rdma_ktap_ctx *ctx, struct lt_end *from,
+		  struct lt_end *to, enum ib_wr_opcode op, u32 len,
+		  u32 seed, struct ib_wc *rwc)
 {
 	bool imm = op == IB_WR_SEND_WITH_IMM;
 	struct lt_wr w = {
@@ -1096,7 +1051,7 @@ out:
 }
 
 /* Wait until @e's QP reports @state (or the timeout). */
-static bool lt_qp_state_wait(struct lt_end *e, enum ib_qp_state state)
+bool lt_qp_state_wait(struct lt_end *e, enum ib_qp_state state)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(LT_WAIT_MS);
 	struct ib_qp_init_attr init;
@@ -1821,6 +1776,15 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "srq_limit_event", srq_limit_event },
 	{ "srq_qp_error_last_wqe", srq_qp_error_last_wqe },
 	{ "qp_error_flush", qp_error_flush },
+	{ "rc_forged_source", rc_forged_source },
+	{ "rc_write_mr_invalidated", rc_write_mr_invalidated },
+	{ "rc_write_mr_reregistered", rc_write_mr_reregistered },
+	{ "rc_dereg_open_write", rc_dereg_open_write },
+	{ "rc_reg_mr_rules", rc_reg_mr_rules },
+	{ "rc_no_responder_resources", rc_no_responder_resources },
+	{ "rc_read_long", rc_read_long },
+	{ "ud_foreign_ah", ud_foreign_ah },
+	{ "mr_sg_gaps_advertised", mr_sg_gaps_advertised },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
 };
 
@@ -1872,8 +1836,9 @@ static int __init rxe_loop_test_init(void)
 	}
 	rdma_ktap_run("rdma_rxe_loop", rxe_loop_cases,
 		      ARRAY_SIZE(rxe_loop_cases));
-	pr_info("# rdma_rxe_loop: path MTU %u, traffic sends=%u recvs=%u pkts=%u\n",
-		lt_mtu, lt_traffic.sends, lt_traffic.recvs, lt_traffic.pkts);
+	pr_info("# rdma_rxe_loop: path MTU %u, traffic sends=%u recvs=%u pkts=%u forged=%u\n",
+		lt_mtu, lt_traffic.sends, lt_traffic.recvs, lt_traffic.pkts,
+		lt_traffic.forged);
 	return 0;
 err:
 	lt_fini();

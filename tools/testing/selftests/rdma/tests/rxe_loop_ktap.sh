@@ -7,9 +7,14 @@
 # SEND, WRITE, READ, ATOMICs, RNR retry and a remote access error; UC
 # SEND and WRITE and its refusal of READ and ATOMIC; the SRQ limit event
 # and Last WQE Reached; the flush of a QP in the error state; UC under
-# packet loss, the packets being dropped here by tc at lo's ingress).  The
-# port counters must have moved by at least the traffic the module
-# reports; then rxe0 must hold no object and every module must unload.
+# packet loss, the packets being dropped here by tc at lo's ingress) and
+# what the device must refuse (rdma_rxe_guard.c: packets from another
+# address than a connection's path, MRs invalidated, re-registered or
+# deregistered under an RDMA WRITE, registration rules, READ/ATOMIC without
+# responder resources, a 1 MiB READ, an AH of another PD).  The port
+# counters must have moved by at least the traffic the module reports
+# (drop_path by the packets it forged); then rxe0 must hold no object and
+# every module must unload.
 #
 # vms: 1
 # stack-a: project
@@ -20,7 +25,7 @@
 . "$(dirname "$0")/../harness/lib.sh"
 
 HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
-COUNTERS="rdma_sends rdma_recvs sent_pkts rcvd_pkts drop_seq"
+COUNTERS="rdma_sends rdma_recvs sent_pkts rcvd_pkts drop_seq drop_path"
 # uc_packet_loss's first PSN (LT_UC_LOSS_PSN in the module): the packets
 # at +1, +6 and +10 are lost on the way, every time they are sent.
 UC_LOSS_PSN=$((0x5a5a00))
@@ -90,10 +95,11 @@ guest() {
 	fi
 	tc qdisc del dev lo ingress
 
-	traffic=$(grep -o 'traffic sends=[0-9]* recvs=[0-9]* pkts=[0-9]*' \
+	traffic=$(grep -o 'traffic sends=[0-9]* recvs=[0-9]* pkts=[0-9]* forged=[0-9]*' \
 		"${RESULTS:-/tmp}/rdma_rxe_loop_test.dmesg" 2>/dev/null | tail -n 1)
-	if [[ "$traffic" =~ sends=([0-9]+)\ recvs=([0-9]+)\ pkts=([0-9]+) ]]; then
+	if [[ "$traffic" =~ sends=([0-9]+)\ recvs=([0-9]+)\ pkts=([0-9]+)\ forged=([0-9]+) ]]; then
 		sends=${BASH_REMATCH[1]} recvs=${BASH_REMATCH[2]} pkts=${BASH_REMATCH[3]}
+		forged=${BASH_REMATCH[4]}
 		if [ "$sends" -gt 0 ] && [ "$recvs" -gt 0 ] && [ "$pkts" -gt 0 ]; then
 			ktap_ok "rdma_rxe_loop_test: traffic report"
 		else
@@ -110,6 +116,13 @@ guest() {
 		# the rest of each broken UC message: its LAST packet
 		check_counter drop_seq "$(counter_of "$before" drop_seq)" \
 			"$(counter_of "$after" drop_seq)" 2
+		# packets from an address that is not their QP's path
+		if [ "$forged" -gt 0 ]; then
+			check_counter drop_path "$(counter_of "$before" drop_path)" \
+				"$(counter_of "$after" drop_path)" "$forged"
+		else
+			ktap_fail "hw_counters: drop_path moved" "the module forged no packet"
+		fi
 	else
 		ktap_fail "rdma_rxe_loop_test: traffic report" "no 'traffic sends=' line in its kernel log"
 	fi

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the two source files of the rdma_rxe_loop_test module share: the
+ * device and PD under test, QPs with their CQs and buffers, work request
+ * helpers and the fast-registered MR of the RC cases.  rdma_rxe_loop.c
+ * holds these, the traffic cases and the module's set-up;
+ * rdma_rxe_guard.c the cases where the device must refuse something.
+ */
+#ifndef RDMA_RXE_LOOP_H
+#define RDMA_RXE_LOOP_H
+
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include "rdma_ktap.h"
+
+/* How long a completion or an event may take to show up. */
+#define LT_WAIT_MS	3000
+/* How long "nothing more comes" is watched for. */
+#define LT_QUIET_MS	50
+#define LT_QKEY		0x1234abcd
+/* The GRH-sized area in front of every UD payload. */
+#define LT_GRH		40
+/* Every QP's local send and receive buffer. */
+#define LT_BUF		(16 * 1024)
+#define LT_DEPTH	16
+/* The remote MR: fast-registered, four pages. */
+#define LT_MR_ORDER	2
+#define LT_MR_PAGES	BIT(LT_MR_ORDER)
+#define LT_MR_BYTES	(PAGE_SIZE << LT_MR_ORDER)
+#define LT_ACCESS_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)
+/* Flow label of the IPv6 UD AH: it must reach the IPv6 header. */
+#define LT_FLOW6	0x5a5a5
+#define LT_HOPS		64
+
+/**
+ * struct lt_end - one QP with its CQs and local buffers
+ * @qp: the QP
+ * @scq: its send CQ (polled directly)
+ * @rcq: its receive CQ (polled directly)
+ * @tx: what it sends, LT_BUF bytes
+ * @rx: where it receives (and RDMA READs and atomics land), LT_BUF bytes
+ * @tx_dma: @tx as the device addresses it
+ * @rx_dma: @rx as the device addresses it
+ * @events: asynchronous events of the QP
+ * @last_event: the type of the latest of them
+ */
+struct lt_end {
+	struct ib_qp	*qp;
+	struct ib_cq	*scq;
+	struct ib_cq	*rcq;
+	u8		*tx;
+	u8		*rx;
+	u64		tx_dma;
+	u64		rx_dma;
+	atomic_t	events;
+	int		last_event;
+};
+
+/**
+ * struct lt_wr - one send work request, as the cases describe it
+ * @op: the opcode
+ * @wr_id: its id
+ * @signaled: ask for a completion
+ * @laddr: local buffer (device address); unused when @len is 0
+ * @len: its length; 0 posts no gather entry
+ * @imm: immediate data of the _WITH_IMM opcodes
+ * @ah: UD destination
+ * @rqpn: UD destination QP
+ * @raddr: RDMA and atomic target address
+ * @rkey: its key
+ * @compare_add: atomic operand
+ * @swap: atomic operand
+ */
+struct lt_wr {
+	enum ib_wr_opcode	op;
+	u64			wr_id;
+	bool			signaled;
+	u64			laddr;
+	u32			len;
+	__be32			imm;
+	struct ib_ah		*ah;
+	u32			rqpn;
+	u64			raddr;
+	u32			rkey;
+	u64			compare_add;
+	u64			swap;
+};
+
+/**
+ * struct lt_mr - a fast-registered MR of LT_MR_PAGES pages
+ * @mr: the MR
+ * @va: its memory
+ * @sg: the one scatterlist entry mapping it
+ * @mapped: @sg is DMA-mapped
+ */
+struct lt_mr {
+	struct ib_mr		*mr;
+	u8			*va;
+	struct scatterlist	sg;
+	bool			mapped;
+};
+
+/**
+ * struct lt_traffic - what the cases completed successfully
+ * @sends: SEND work requests
+ * @recvs: receive completions
+ * @pkts: a lower bound of the packets these took (each sent and received
+ *	once by the device)
+ * @forged: packets sent from an address that is not the path of the QP
+ *	they were aimed at (each must be dropped and counted in drop_path)
+ */
+struct lt_traffic {
+	u32 sends;
+	u32 recvs;
+	u32 pkts;
+	u32 forged;
+};
+
+extern struct lt_traffic lt_traffic;
+extern struct ib_device *lt_dev;
+extern struct net_device *lt_ndev;
+extern struct ib_pd *lt_pd;
+/* The port's active MTU: UD payload limit, RC/UC path MTU. */
+extern enum ib_mtu lt_mtu_enum;
+extern u32 lt_mtu;
+/* GID table index of the module's IPv4 address, the source of every path */
+extern int lt_idx4;
+/* GID table index of the second IPv4 address (a host other than the path) */
+extern int lt_idx4_other;
+
+/**
+ * struct lt_rc_opts - how lt_to_rts_opts() sets up an RC or UC QP
+ * @sgid_idx: source GID of the path (default: the first IPv4 address)
+ * @max_dest_rd_atomic: responder resources
+ * @min_rnr_timer: RNR NAK timer code the QP asks for
+ * @timeout: local ACK timeout code, 0 for none
+ * @retry_cnt: retransmissions before a message fails
+ */
+struct lt_rc_opts {
+	int sgid_idx;
+	u8 max_dest_rd_atomic;
+	u8 min_rnr_timer;
+	u8 timeout;
+	u8 retry_cnt;
+};
+
+bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
+		 bool v6);
+bool lt_path_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
+		  int sgid_idx);
+void lt_end_destroy(struct lt_end *e);
+int lt_end_create(struct lt_end *e, enum ib_qp_type type, struct ib_srq *srq);
+u32 lt_qpn(const struct lt_end *e);
+int lt_ud_ready(struct lt_end *e);
+int lt_to_init(struct lt_end *e, int access);
+int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
+	      u32 rq_psn, u32 sq_psn, u8 timeout);
+int lt_to_rts_opts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
+		   u32 rq_psn, u32 sq_psn, const struct lt_rc_opts *o);
+bool lt_pair(struct rdma_ktap_ctx *ctx, struct lt_end *a, struct lt_end *b,
+	     enum ib_qp_type type, int access, u32 a_psn, u32 b_psn);
+bool lt_poll(struct ib_cq *cq, struct ib_wc *wc);
+bool lt_expect_wc(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
+		  const char *what, u64 wr_id, enum ib_wc_status status,
+		  enum ib_wc_opcode opcode, struct ib_wc *out);
+bool lt_expect_quiet(struct rdma_ktap_ctx *ctx, struct ib_cq *cq,
+		     const char *what);
+int lt_post_recv(struct ib_qp *qp, struct ib_srq *srq, u64 wr_id, u64 addr,
+		 u32 len);
+int lt_post_send(struct ib_qp *qp, const struct lt_wr *w, bool *bad_first);
+u32 lt_npkts(u32 len);
+void lt_fill(u8 *buf, u32 len, u32 seed);
+bool lt_expect_data(struct rdma_ktap_ctx *ctx, const u8 *buf, u32 len,
+		    u32 seed, const char *what);
+void lt_mr_free(struct lt_mr *m);
+bool lt_mr_reg(struct rdma_ktap_ctx *ctx, struct lt_end *owner,
+	       struct lt_mr *m, int access);
+bool lt_send_recv(struct rdma_ktap_ctx *ctx, struct lt_end *from,
+		  struct lt_end *to, enum ib_wr_opcode op, u32 len, u32 seed,
+		  struct ib_wc *rwc);
+bool lt_qp_state_wait(struct lt_end *e, enum ib_qp_state state);
+
+/* The cases of rdma_rxe_guard.c */
+void rc_forged_source(struct rdma_ktap_ctx *ctx);
+void rc_write_mr_invalidated(struct rdma_ktap_ctx *ctx);
+void rc_write_mr_reregistered(struct rdma_ktap_ctx *ctx);
+void rc_dereg_open_write(struct rdma_ktap_ctx *ctx);
+void rc_reg_mr_rules(struct rdma_ktap_ctx *ctx);
+void rc_no_responder_resources(struct rdma_ktap_ctx *ctx);
+void rc_read_long(struct rdma_ktap_ctx *ctx);
+void ud_foreign_ah(struct rdma_ktap_ctx *ctx);
+void mr_sg_gaps_advertised(struct rdma_ktap_ctx *ctx);
+
+#endif /* RDMA_RXE_LOOP_H */
