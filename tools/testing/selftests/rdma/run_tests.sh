@@ -29,11 +29,13 @@ set -u
 
 TESTS_DIR=$RDMA_SELFTEST_DIR/tests
 
-# header SCRIPT KEY DEFAULT: the value of "# KEY: value" in SCRIPT's header.
+# header SCRIPT KEY DEFAULT: the value of "# KEY: value" in SCRIPT's header,
+# the comment block its first lines are (however long it is).
 header() {
 	local v
 
-	v=$(sed -n '1,40{s/^#[[:space:]]*'"$2"':[[:space:]]*\([^[:space:]]*\).*/\1/p}' "$1" | head -n 1)
+	v=$(awk '!/^#/ { exit } { print }' "$1" |
+		sed -n 's/^#[[:space:]]*'"$2"':[[:space:]]*\([^[:space:]]*\).*/\1/p' | head -n 1)
 	echo "${v:-$3}"
 }
 

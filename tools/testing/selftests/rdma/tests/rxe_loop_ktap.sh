@@ -18,7 +18,7 @@
 #
 # vms: 1
 # stack-a: project
-# timeout: 120
+# timeout: 240
 
 # shellcheck disable=SC2317 # the phases are called through rdma_test_main
 # shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
