@@ -400,10 +400,12 @@ enum rxe_wqe_state {
 
 /**
  * struct rxe_send_wqe - one send work request and its progress
- * @wr_id: the caller's id
  * @opcode: IB_WR_*
  * @send_flags: IB_SEND_*
- * @ex: immediate data or rkey to invalidate
+ * @length: payload bytes of the message
+ * @num_sge: gather entries in @sge (0 with IB_SEND_INLINE)
+ * @sge: gather list (or inline data), in the SQ's @sge array
+ * @wr_id: the caller's id
  * @av: UD: destination, copied from the AH at post time
  * @remote_qpn: UD destination QP
  * @remote_qkey: UD Q_Key (the controlled bit already resolved)
@@ -411,10 +413,9 @@ enum rxe_wqe_state {
  * @rkey: RDMA/atomic target key
  * @compare_add: atomic operand
  * @swap: atomic operand
+ * @imm_or_inv: immediate data (big endian, as on the wire) or the rkey
+ *	to invalidate, as the opcode says
  * @reg: IB_WR_REG_MR: the MR, key and access
- * @length: payload bytes of the message
- * @num_sge: gather entries in @sge (0 with IB_SEND_INLINE)
- * @sge: gather list (or inline data), in the SQ's @sge array
  * @state: enum rxe_wqe_state
  * @status: completion status once @state is DONE
  * @first_psn: PSN of the first packet of the message
@@ -422,13 +423,12 @@ enum rxe_wqe_state {
  * @sent: payload bytes already sent (READ: received)
  */
 struct rxe_send_wqe {
-	u64			wr_id;
 	enum ib_wr_opcode	opcode;
 	int			send_flags;
-	union {
-		__be32		imm_data;
-		u32		invalidate_rkey;
-	} ex;
+	u32			length;
+	u32			num_sge;
+	struct ib_sge		*sge;
+	u64			wr_id;
 	struct rxe_av		av;
 	u32			remote_qpn;
 	u32			remote_qkey;
@@ -436,14 +436,12 @@ struct rxe_send_wqe {
 	u32			rkey;
 	u64			compare_add;
 	u64			swap;
+	u32			imm_or_inv;
 	struct {
 		struct ib_mr	*mr;
 		u32		key;
 		int		access;
 	} reg;
-	u32			length;
-	u32			num_sge;
-	struct ib_sge		*sge;
 	enum rxe_wqe_state	state;
 	enum ib_wc_status	status;
 	u32			first_psn;

@@ -159,13 +159,15 @@ int rxe_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct rxe_cq *cq = to_rcq(ibcq);
 	unsigned long irqf;
-	int ret = 0;
+	bool waiting;
 
+	/*
+	 * IB_CQ_NEXT_COMP (2) asks for more than IB_CQ_SOLICITED (1): an
+	 * armed request only widens until the event fires.
+	 */
 	spin_lock_irqsave(&cq->lock, irqf);
-	if (cq->notify != IB_CQ_NEXT_COMP)
-		cq->notify = flags & IB_CQ_SOLICITED_MASK;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
-		ret = 1;
+	cq->notify = max_t(u32, cq->notify, flags & IB_CQ_SOLICITED_MASK);
+	waiting = cq->head != cq->tail;
 	spin_unlock_irqrestore(&cq->lock, irqf);
-	return ret;
+	return (flags & IB_CQ_REPORT_MISSED_EVENTS) && waiting;
 }

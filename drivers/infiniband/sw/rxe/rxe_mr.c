@@ -263,6 +263,20 @@ static int rxe_mr_atomic_op(struct rxe_mr *mr, u64 iova,
 	return 0;
 }
 
+/* Run @op on @mr if it allows it; the registration is held stable. */
+static int rxe_mr_apply(struct rxe_mr *mr, u32 key, struct ib_pd *pd,
+			int access, u64 iova, u64 len, enum rxe_mr_op op,
+			void *buf, struct rxe_mr_atomic_args *atomic)
+{
+	if (!rxe_mr_allows(mr, key, pd, access, iova, len))
+		return -EACCES;
+	if (op == RXE_MR_OP_ATOMIC)
+		return rxe_mr_atomic_op(mr, iova, atomic);
+	if (op != RXE_MR_OP_CHECK)
+		rxe_mr_move(mr, iova, buf, (u32)len, op == RXE_MR_OP_TO_MR);
+	return 0;
+}
+
 /*
  * Find the MR of @key and, if it allows the access, run @op on it.
  * Return: 0, -EACCES when the key, state, PD, rights or range refuse it,
@@ -277,21 +291,15 @@ static int rxe_mr_do(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
 
 	rcu_read_lock();
 	mr = xa_load(&rxe->mr_xa, key >> 8);
-	if (!mr)
-		goto out;
-	if (mr->kind == RXE_MR_FAST)
+	if (mr && mr->kind == RXE_MR_FAST) {
 		read_lock_bh(&mr->lock);
-	if (rxe_mr_allows(mr, key, pd, access, iova, len)) {
-		ret = 0;
-		if (op == RXE_MR_OP_ATOMIC)
-			ret = rxe_mr_atomic_op(mr, iova, atomic);
-		else if (op != RXE_MR_OP_CHECK)
-			rxe_mr_move(mr, iova, buf, (u32)len,
-				    op == RXE_MR_OP_TO_MR);
-	}
-	if (mr->kind == RXE_MR_FAST)
+		ret = rxe_mr_apply(mr, key, pd, access, iova, len, op, buf,
+				   atomic);
 		read_unlock_bh(&mr->lock);
-out:
+	} else if (mr) {
+		ret = rxe_mr_apply(mr, key, pd, access, iova, len, op, buf,
+				   atomic);
+	}
 	rcu_read_unlock();
 	if (ret)
 		ibdev_dbg(&rxe->ib_dev,

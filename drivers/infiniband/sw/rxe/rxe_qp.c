@@ -611,6 +611,52 @@ static int rxe_qp_check_attr(struct rxe_qp *qp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * The attributes modify_qp() keeps as they come, in qp->attr, by mask
+ * bit; the address vector and the state are handled on their own.
+ */
+struct rxe_qp_attr_slot {
+	int	bit;
+	u16	off;
+	u16	len;
+};
+
+#define RXE_QPA_OFF(f)	offsetof(struct ib_qp_attr, f)
+#define RXE_QPA_LEN(f)	sizeof_field(struct ib_qp_attr, f)
+
+static const struct rxe_qp_attr_slot rxe_qp_attr_slots[] = {
+	{ IB_QP_ACCESS_FLAGS, RXE_QPA_OFF(qp_access_flags),
+	  RXE_QPA_LEN(qp_access_flags) },
+	{ IB_QP_PKEY_INDEX, RXE_QPA_OFF(pkey_index), RXE_QPA_LEN(pkey_index) },
+	{ IB_QP_PORT, RXE_QPA_OFF(port_num), RXE_QPA_LEN(port_num) },
+	{ IB_QP_QKEY, RXE_QPA_OFF(qkey), RXE_QPA_LEN(qkey) },
+	{ IB_QP_PATH_MTU, RXE_QPA_OFF(path_mtu), RXE_QPA_LEN(path_mtu) },
+	{ IB_QP_TIMEOUT, RXE_QPA_OFF(timeout), RXE_QPA_LEN(timeout) },
+	{ IB_QP_RETRY_CNT, RXE_QPA_OFF(retry_cnt), RXE_QPA_LEN(retry_cnt) },
+	{ IB_QP_RNR_RETRY, RXE_QPA_OFF(rnr_retry), RXE_QPA_LEN(rnr_retry) },
+	{ IB_QP_RQ_PSN, RXE_QPA_OFF(rq_psn), RXE_QPA_LEN(rq_psn) },
+	{ IB_QP_MAX_QP_RD_ATOMIC, RXE_QPA_OFF(max_rd_atomic),
+	  RXE_QPA_LEN(max_rd_atomic) },
+	{ IB_QP_MIN_RNR_TIMER, RXE_QPA_OFF(min_rnr_timer),
+	  RXE_QPA_LEN(min_rnr_timer) },
+	{ IB_QP_SQ_PSN, RXE_QPA_OFF(sq_psn), RXE_QPA_LEN(sq_psn) },
+	{ IB_QP_MAX_DEST_RD_ATOMIC, RXE_QPA_OFF(max_dest_rd_atomic),
+	  RXE_QPA_LEN(max_dest_rd_atomic) },
+	{ IB_QP_DEST_QPN, RXE_QPA_OFF(dest_qp_num), RXE_QPA_LEN(dest_qp_num) },
+};
+
+static void rxe_qp_store_attrs(struct ib_qp_attr *dst,
+			       const struct ib_qp_attr *src, int mask)
+{
+	const struct rxe_qp_attr_slot *slot;
+
+	for (slot = rxe_qp_attr_slots;
+	     slot < rxe_qp_attr_slots + ARRAY_SIZE(rxe_qp_attr_slots); slot++)
+		if (mask & slot->bit)
+			memcpy((u8 *)dst + slot->off,
+			       (const u8 *)src + slot->off, slot->len);
+}
+
 int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
@@ -648,60 +694,35 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	spin_lock_bh(&qp->state_lock);
-	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->attr.qp_access_flags = attr->qp_access_flags;
-	if (mask & IB_QP_QKEY)
-		qp->attr.qkey = attr->qkey;
-	if (mask & IB_QP_PKEY_INDEX)
-		qp->attr.pkey_index = attr->pkey_index;
-	if (mask & IB_QP_PORT)
-		qp->attr.port_num = attr->port_num;
+	rxe_qp_store_attrs(&qp->attr, attr, mask);
+	/* What the engine keeps of them */
 	if (mask & IB_QP_AV) {
 		write_seqcount_begin(&qp->path_seq);
 		qp->av = av;
 		write_seqcount_end(&qp->path_seq);
 		rdma_replace_ah_attr(&qp->attr.ah_attr, &attr->ah_attr);
 	}
-	if (mask & IB_QP_PATH_MTU) {
-		qp->attr.path_mtu = attr->path_mtu;
-		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
-	}
-	if (mask & IB_QP_TIMEOUT)
-		qp->attr.timeout = attr->timeout;
-	if (mask & IB_QP_RETRY_CNT) {
-		qp->attr.retry_cnt = attr->retry_cnt;
-		qp->comp.retry_cnt = attr->retry_cnt;
-	}
-	if (mask & IB_QP_RNR_RETRY) {
-		qp->attr.rnr_retry = attr->rnr_retry;
-		qp->comp.rnr_retry = attr->rnr_retry;
-	}
-	if (mask & IB_QP_MIN_RNR_TIMER)
-		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	else if (qp->type_mask == RXE_MASK_UD && next == IB_QPS_RTS)
+		qp->mtu = ib_mtu_enum_to_int(qp->rxe->port_attr.active_mtu);
+	if (mask & IB_QP_RETRY_CNT)
+		qp->comp.retry_cnt = qp->attr.retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->comp.rnr_retry = qp->attr.rnr_retry;
 	if (mask & IB_QP_RQ_PSN) {
-		qp->attr.rq_psn = attr->rq_psn & RXE_PSN_MASK;
+		qp->attr.rq_psn &= RXE_PSN_MASK;
 		qp->resp.psn = qp->attr.rq_psn;
 	}
 	if (mask & IB_QP_SQ_PSN) {
-		qp->attr.sq_psn = attr->sq_psn & RXE_PSN_MASK;
+		qp->attr.sq_psn &= RXE_PSN_MASK;
 		qp->req.psn = qp->attr.sq_psn;
 		qp->comp.psn = qp->attr.sq_psn;
 	}
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-		qp->attr.max_rd_atomic = attr->max_rd_atomic;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
-		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (mask & IB_QP_DEST_QPN)
-		qp->attr.dest_qp_num = attr->dest_qp_num;
 	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
 		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
 						  rxe_qpn(qp),
 						  qp->attr.dest_qp_num);
-	if (qp->type_mask == RXE_MASK_UD && next == IB_QPS_RTS) {
-		enum ib_mtu m = qp->rxe->port_attr.active_mtu;
-
-		qp->mtu = ib_mtu_enum_to_int(m);
-	}
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 	WRITE_ONCE(qp->state, next);

@@ -155,10 +155,10 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	}
 	if (mask & RXE_MASK_IMMDT)
 		memcpy(bth + rxe_hdr_offset(mask, RXE_MASK_IMMDT),
-		       &wqe->ex.imm_data, RXE_IMMDT_BYTES);
+		       &wqe->imm_or_inv, RXE_IMMDT_BYTES);
 	if (mask & RXE_MASK_IETH)
 		rxe_put32(bth + rxe_hdr_offset(mask, RXE_MASK_IETH),
-			  wqe->ex.invalidate_rkey);
+			  wqe->imm_or_inv);
 	ret = rxe_req_gather(qp, wqe, wqe->sent, bth + hdr_len, n);
 	if (ret) {
 		kfree_skb(skb);
@@ -203,7 +203,7 @@ static void rxe_req_local_op(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 		ret = rxe_mr_fast_reg(qp->rxe, qp->ibqp.pd, &reg);
 	} else {
 		ret = rxe_mr_invalidate(qp->rxe, qp->ibqp.pd,
-					wqe->ex.invalidate_rkey);
+					wqe->imm_or_inv);
 	}
 	wqe->state = RXE_WQE_DONE;
 	wqe->status = ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;

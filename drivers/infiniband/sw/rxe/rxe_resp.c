@@ -225,15 +225,15 @@ bool rxe_resp_read_more(struct rxe_qp *qp)
 static void rxe_resp_read_start(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 				u32 psn, u32 last_psn, bool at_first)
 {
-	struct rxe_rd_stream *rd = &qp->resp.rd;
-
-	rd->active = true;
-	rd->at_first = at_first;
-	rd->rkey = rkey;
-	rd->va = va;
-	rd->left = len;
-	rd->psn = psn;
-	rd->last_psn = last_psn;
+	qp->resp.rd = (struct rxe_rd_stream) {
+		.active = true,
+		.at_first = at_first,
+		.rkey = rkey,
+		.va = va,
+		.left = len,
+		.psn = psn,
+		.last_psn = last_psn,
+	};
 }
 
 /* The READ or ATOMIC executed whose PSNs include @psn, if remembered. */

@@ -131,9 +131,10 @@ static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
-	wqe->ex.imm_data = wr->ex.imm_data;
 	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_SEND_WITH_INV)
-		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		wqe->imm_or_inv = wr->ex.invalidate_rkey;
+	else	/* kept in wire order, copied to the packet as it is */
+		wqe->imm_or_inv = (__force u32)wr->ex.imm_data;
 	wqe->num_sge = 0;
 
 	if (wr->send_flags & IB_SEND_INLINE) {
@@ -263,58 +264,74 @@ static int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return ret;
 }
 
+/*
+ * The verbs, by object.  What is not here the core refuses with
+ * -EOPNOTSUPP (memory windows, user objects, XRC, flow steering, ...).
+ * The core allocates PDs, AHs, CQs, SRQs and QPs itself, with room for
+ * the provider's part (INIT_RDMA_OBJ_SIZE next to each object's verbs).
+ */
 const struct ib_device_ops rxe_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = 2,
 	.device_group = &rxe_attr_group,
-
-	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
-	.alloc_mr = rxe_alloc_mr,
-	.alloc_pd = rxe_alloc_pd,
-	.add_gid = rxe_add_gid,
-	.attach_mcast = rxe_attach_mcast,
-	.create_ah = rxe_create_ah,
-	.create_cq = rxe_create_cq,
-	.create_qp = rxe_create_qp,
-	.create_srq = rxe_create_srq,
-	.create_user_ah = rxe_create_ah,
 	.dealloc_driver = rxe_dealloc_driver,
-	.dealloc_pd = rxe_dealloc_pd,
-	.del_gid = rxe_del_gid,
-	.dereg_mr = rxe_dereg_mr,
-	.destroy_ah = rxe_destroy_ah,
-	.destroy_cq = rxe_destroy_cq,
-	.destroy_qp = rxe_destroy_qp,
-	.destroy_srq = rxe_destroy_srq,
-	.detach_mcast = rxe_detach_mcast,
-	.get_dma_mr = rxe_get_dma_mr,
-	.get_hw_stats = rxe_get_hw_stats,
-	.get_link_layer = rxe_get_link_layer,
-	.get_port_immutable = rxe_get_port_immutable,
-	.map_mr_sg = rxe_map_mr_sg,
-	.modify_ah = rxe_modify_ah,
-	.modify_device = rxe_modify_device,
-	.modify_port = rxe_modify_port,
-	.modify_qp = rxe_modify_qp,
-	.modify_srq = rxe_modify_srq,
-	.peek_cq = rxe_peek_cq,
-	.poll_cq = rxe_poll_cq,
-	.post_recv = rxe_post_recv,
-	.post_send = rxe_post_send,
-	.post_srq_recv = rxe_post_srq_recv,
-	.query_ah = rxe_query_ah,
-	.query_device = rxe_query_device,
-	.query_pkey = rxe_query_pkey,
-	.query_port = rxe_query_port,
-	.query_qp = rxe_query_qp,
-	.query_srq = rxe_query_srq,
-	.req_notify_cq = rxe_req_notify_cq,
-	.resize_cq = rxe_resize_cq,
 
-	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ibah),
-	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ibcq),
+	/* device and port */
+	.query_device = rxe_query_device,
+	.modify_device = rxe_modify_device,
+	.query_port = rxe_query_port,
+	.modify_port = rxe_modify_port,
+	.get_port_immutable = rxe_get_port_immutable,
+	.get_link_layer = rxe_get_link_layer,
+	.query_pkey = rxe_query_pkey,
+	.add_gid = rxe_add_gid,
+	.del_gid = rxe_del_gid,
+	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
+	.get_hw_stats = rxe_get_hw_stats,
+
+	/* protection domains and address handles */
 	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_qp, rxe_qp, ibqp),
+	.alloc_pd = rxe_alloc_pd,
+	.dealloc_pd = rxe_dealloc_pd,
+	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ibah),
+	.create_ah = rxe_create_ah,
+	.create_user_ah = rxe_create_ah,
+	.modify_ah = rxe_modify_ah,
+	.query_ah = rxe_query_ah,
+	.destroy_ah = rxe_destroy_ah,
+
+	/* completion queues */
+	INIT_RDMA_OBJ_SIZE(ib_cq, rxe_cq, ibcq),
+	.create_cq = rxe_create_cq,
+	.resize_cq = rxe_resize_cq,
+	.poll_cq = rxe_poll_cq,
+	.peek_cq = rxe_peek_cq,
+	.req_notify_cq = rxe_req_notify_cq,
+	.destroy_cq = rxe_destroy_cq,
+
+	/* shared receive queues */
 	INIT_RDMA_OBJ_SIZE(ib_srq, rxe_srq, ibsrq),
+	.create_srq = rxe_create_srq,
+	.modify_srq = rxe_modify_srq,
+	.query_srq = rxe_query_srq,
+	.post_srq_recv = rxe_post_srq_recv,
+	.destroy_srq = rxe_destroy_srq,
+
+	/* queue pairs and their work requests */
+	INIT_RDMA_OBJ_SIZE(ib_qp, rxe_qp, ibqp),
+	.create_qp = rxe_create_qp,
+	.modify_qp = rxe_modify_qp,
+	.query_qp = rxe_query_qp,
+	.post_send = rxe_post_send,
+	.post_recv = rxe_post_recv,
+	.attach_mcast = rxe_attach_mcast,
+	.detach_mcast = rxe_detach_mcast,
+	.destroy_qp = rxe_destroy_qp,
+
+	/* memory regions */
+	.get_dma_mr = rxe_get_dma_mr,
+	.alloc_mr = rxe_alloc_mr,
+	.map_mr_sg = rxe_map_mr_sg,
+	.dereg_mr = rxe_dereg_mr,
 };
