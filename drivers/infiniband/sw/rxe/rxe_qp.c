@@ -757,8 +757,14 @@ int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = qp->attr.timeout;
 	attr->retry_cnt = qp->attr.retry_cnt;
 	attr->rnr_retry = qp->attr.rnr_retry;
-	if (qp->type_mask != RXE_MASK_UD)
-		rdma_copy_ah_attr(&attr->ah_attr, &qp->attr.ah_attr);
+	if (qp->type_mask != RXE_MASK_UD) {
+		/*
+		 * ib_query_qp() hands out no GID reference: the caller gets
+		 * the path by value, its source GID by index only.
+		 */
+		attr->ah_attr = qp->attr.ah_attr;
+		attr->ah_attr.grh.sgid_attr = NULL;
+	}
 	spin_unlock_bh(&qp->state_lock);
 	attr->cap.max_send_wr = qp->sq.size;
 	attr->cap.max_send_sge = qp->sq.max_sge;

@@ -1033,10 +1033,13 @@ static void rc_loopback(struct rdma_ktap_ctx *ctx)
 	lt_expect_quiet(ctx, b.rcq, "B recv CQ");
 	psns = lt_npkts(len_send) + 2 + lt_npkts(len_write) +
 	       lt_npkts(len_wimm) + lt_npkts(len_read) + 3;
-	if (RDMA_KT_EQ(ctx, ib_query_qp(a.qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN,
-					&init), 0)) {
+	if (RDMA_KT_EQ(ctx, ib_query_qp(a.qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN |
+					IB_QP_AV, &init), 0)) {
 		RDMA_KT_EQ(ctx, qa.qp_state, IB_QPS_RTS);
 		RDMA_KT_EQ(ctx, qa.sq_psn, (LT_RC_PSN_A + psns) & 0xffffff);
+		/* The path comes back by value, without a GID reference. */
+		RDMA_KT_EXPECT(ctx, !qa.ah_attr.grh.sgid_attr,
+			       "query_qp returned a GID reference");
 	}
 	if (RDMA_KT_EQ(ctx, ib_query_qp(b.qp, &qa, IB_QP_STATE | IB_QP_RQ_PSN,
 					&init), 0)) {
