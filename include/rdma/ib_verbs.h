@@ -2362,8 +2362,8 @@ struct ib_core_device {
  * Lifetime: the memory is held by the embedded struct device (get_device()
  * / put_device() on &ibdev->dev).  Registration is held separately by
  * @refcount: ib_device_try_get() succeeds only while the device is
- * registered, and unregistration waits on @unreg_completion until every
- * such reference is dropped with ib_device_put().
+ * registered, and unregistration waits on @refs_gone until every such
+ * reference is dropped with ib_device_put().
  */
 struct ib_device {
 	/* Set by the provider before registration. */
@@ -2414,11 +2414,19 @@ struct ib_device {
 	struct ib_port_data		*port_data;	/* by port number */
 	struct rcu_head			rcu_head;
 
-	/* Registration reference and the wait for its last holder. */
+	/*
+	 * Registration references and the wait for their last holder; where
+	 * the device is in its life (FRESH, JOINING, LIVE, LEAVING, GONE:
+	 * see device.c), whether it was asked to go away, and the work item
+	 * of a queued unregistration.  @life and @doomed change under
+	 * @life_lock.
+	 */
 	refcount_t			refcount;
-	struct completion		unreg_completion;
-	struct work_struct		unregistration_work;
-	struct mutex			unregistration_lock; /* one at a time */
+	struct completion		refs_gone;
+	spinlock_t			life_lock;	/* @life, @doomed */
+	u8				life;
+	bool				doomed;
+	struct work_struct		retire_work;
 
 	/* Per-client data, by client_id; writers hold client_data_rwsem. */
 	struct rw_semaphore		client_data_rwsem;

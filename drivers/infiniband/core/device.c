@@ -14,52 +14,75 @@
  * kfree_rcu(), so RCU readers of the registry and of the netdev hash may
  * look at a device (and its ports) that is being freed.
  *
- * Registration.  ib_device.refcount is the registration reference count:
- * zero while the device is not registered, set when registration makes the
- * device visible, and ib_device_try_get() only succeeds while it is
- * non-zero.  Unregistration drops the registration's own reference and
- * sleeps on ib_device.unreg_completion until every ib_device_try_get()
- * holder has called ib_device_put().  Client contexts do not hold
- * registration references, so the wait never depends on a client.
+ * Life.  ib_device.life says where a device stands (enum ib_life below):
  *
- * Unregistration runs, under ib_device.unregistration_lock:
- *   unmark the device (no new lookups find it) -> drop the registration
- *   reference -> wait for every holder -> clients' remove() in reverse
- *   registration order -> shared CQ pools -> netdevs -> port sysfs ->
- *   device_del() -> cache cleanup -> restrack clean -> (after the lock)
- *   ib_dealloc_device() if the provider set ops.dealloc_driver.
+ *   FRESH --register--> JOINING --published--> LIVE --retire--> LEAVING
+ *     ^                    |                                       |
+ *     +---- failed --------+                               GONE <--+
+ *
+ * Every change happens under ib_device.life_lock; the end of a
+ * registration (LIVE, or FRESH again) and of an unregistration (GONE) wake
+ * ib_life_wait, where other unregistrations wait.  Exactly one thread
+ * moves a device from LIVE to LEAVING and does the teardown; any other
+ * unregistration waits for GONE.  An unregistration asked for before the
+ * device is LIVE sets ib_device.doomed instead: the registration then
+ * fails with -ENODEV rather than publish the device
+ * (ib_unregister_device_queued() from a netdev notifier that fires while
+ * the provider is still registering), and a synchronous one waits for that
+ * registration to give up.
+ *
+ * Registration references.  ib_device.refcount is zero outside LIVE and
+ * LEAVING; ib_device_try_get() only succeeds while it is non-zero.  The
+ * teardown drops the registration's own reference and sleeps on
+ * ib_device.refs_gone until every ib_device_try_get() holder has called
+ * ib_device_put().  Client contexts do not hold registration references,
+ * so the wait never depends on a client.
+ *
+ * The teardown of a LIVE device (ib_teardown_live()):
+ *   unmark it in the registry (no new lookups find it) -> drop the
+ *   registration reference -> wait for every holder -> clients' remove()
+ *   in reverse registration order -> shared CQ pools -> netdevs -> the
+ *   registration steps undone in reverse (port sysfs, device_del(),
+ *   counters, cache cleanup, restrack) -> ib_dealloc_device() if the
+ *   provider set ops.dealloc_driver -> GONE.
  * The port sysfs files go before the cache is cleaned so that no sysfs
- * reader can see a half torn-down GID table.
+ * reader can see a half torn-down GID table; dealloc_driver() runs before
+ * GONE so that ib_unregister_driver() (module unload) never returns ahead
+ * of it.
  *
  * Locking rules
  * -------------
  * ib_devices_rwsem   Registry of devices: membership of ib_devices (by
  *                    index), the DEVICE_REGISTERED mark and the names.
- *                    Writers: naming, (un)marking, rename, client
- *                    registration.  Readers: lookups, walkers.  Never taken
- *                    under RTNL (the RoCE walkers take RTNL inside it).
+ *                    Writers: naming, (un)marking, rename, the namespace
+ *                    mode.  Readers: lookups, walkers, and a client
+ *                    registration's walk (so a slow add() stalls no
+ *                    reader).  Never taken under RTNL (the RoCE walkers
+ *                    take RTNL inside it).
  * ib_clients_rwsem   The client list: ib_clients (by client id), the
- *                    CLIENT_REGISTERED mark and ib_clients_end.
+ *                    CLIENT_REGISTERED mark and ib_clients_end.  A client
+ *                    registration inserts under it as a writer and walks
+ *                    the devices holding it as a reader, as a device's
+ *                    registration walks the clients.
  * client_data_rwsem  Per device: which clients are attached (the
  *                    CLIENT_DATA_REGISTERED mark of ib_device.client_data).
  *                    Held for write to change the mark, downgraded to read
  *                    while a client's add() runs so that no remove() can
  *                    overtake it.  The stored values themselves are set
  *                    through the xarray's own lock (ib_set_client_data()).
- * unregistration_lock  Per device: one unregistration at a time; a second
- *                    caller waits and then finds the work done.
+ * life_lock          Per device, irq-safe: life and doomed.
  * event_handler_rwsem  Per device: the event handler list.
  * ndev_set_lock      Serialises ib_device_set_netdev() callers.
  * netdev_lock        Per port: updates of ib_port_data.netdev (readers use
  *                    RCU).
  * ndev_hash_lock     The netdev -> port hash (readers use RCU).
  *
- * Order: ib_devices_rwsem -> ib_clients_rwsem -> client_data_rwsem, and
- * ndev_set_lock -> netdev_lock -> ndev_hash_lock.  Clients' add() and
- * rename() callbacks run with the registry and client locks held and must
- * not call back into functions that take ib_devices_rwsem
- * (ib_device_get_by_name(), ib_enum_all_devs(), ...); remove() runs with
- * no core lock held.
+ * Order: ib_devices_rwsem -> ib_clients_rwsem -> client_data_rwsem,
+ * ib_devices_rwsem -> life_lock, and ndev_set_lock -> netdev_lock ->
+ * ndev_hash_lock.  Clients' add() and rename() callbacks run with the
+ * registry and client locks held (as a reader at least) and must not call
+ * back into functions that take ib_devices_rwsem (ib_device_get_by_name(),
+ * ib_enum_all_devs(), ...); remove() runs with no core lock held.
  */
 #include <linux/module.h>
 #include <linux/device.h>
@@ -70,6 +93,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_addr.h>
@@ -150,6 +174,18 @@ static DEFINE_SPINLOCK(ndev_hash_lock);
 static DECLARE_HASHTABLE(ndev_hash, 5);
 static DEFINE_MUTEX(ndev_set_lock);
 
+/* Where a device stands; see "Life" at the top of this file. */
+enum ib_life {
+	IB_LIFE_FRESH,		/* never registered, or registration failed */
+	IB_LIFE_JOINING,	/* ib_register_device() is running */
+	IB_LIFE_LIVE,		/* registered */
+	IB_LIFE_LEAVING,	/* one thread is tearing it down */
+	IB_LIFE_GONE,		/* unregistered for good */
+};
+
+/* Woken on every change of a device's life. */
+static DECLARE_WAIT_QUEUE_HEAD(ib_life_wait);
+
 /*
  * The port array: ib_device.port_data points at @ports, indexed by port
  * number (slot 0 is unused on a CA).  Freed after a grace period, like the
@@ -172,39 +208,39 @@ const struct class ib_class = {
 
 /* ---- printing ------------------------------------------------------------------ */
 
-/* A device-less line at a numeric log level. */
+/* A line at numeric level @lvl that has no struct device to go with. */
 static __printf(2, 3) void ibdev_emit(int lvl, const char *fmt, ...)
 {
-	va_list args;
+	va_list ap;
 
-	va_start(args, fmt);
-	vprintk_emit(0, lvl, NULL, fmt, args);
-	va_end(args);
+	va_start(ap, fmt);
+	vprintk_emit(0, lvl, NULL, fmt, ap);
+	va_end(ap);
 }
 
-static void ibdev_vprintk(const char *level, const struct ib_device *ibdev,
-			  struct va_format *vaf)
+/*
+ * One message about @ibdev at @level: "driver parent name: text" when the
+ * device has a parent, "name: text" otherwise.
+ */
+static void ibdev_log(const char *level, const struct ib_device *ibdev,
+		      const char *fmt, va_list *ap)
 {
-	int lvl = printk_get_level(level);
-	struct device *parent;
-	const char *name;
+	struct va_format text = { .fmt = fmt, .va = ap };
+	int lvl = printk_get_level(level) - '0';
+	const struct device *parent = ibdev ? ibdev->dev.parent : NULL;
+	const char *who = "(no ib_device)";
 
-	lvl = (lvl >= '0' && lvl <= '7') ? lvl - '0' : LOGLEVEL_DEFAULT;
-	if (!ibdev) {
-		ibdev_emit(lvl, "(no ib_device): %pV", vaf);
-		return;
-	}
-
-	name = dev_name(&ibdev->dev);
-	if (!name)
-		name = ibdev->name[0] ? ibdev->name : "(unnamed)";
-	parent = ibdev->dev.parent;
+	if (lvl < LOGLEVEL_EMERG || lvl > LOGLEVEL_DEBUG)
+		lvl = LOGLEVEL_DEFAULT;
+	if (ibdev)
+		who = dev_name(&ibdev->dev) ?:
+		      (ibdev->name[0] ? ibdev->name : "(unnamed)");
 	if (parent)
 		dev_printk_emit(lvl, parent, "%s %s %s: %pV",
 				dev_driver_string(parent), dev_name(parent),
-				name, vaf);
+				who, &text);
 	else
-		ibdev_emit(lvl, "%s: %pV", name, vaf);
+		ibdev_emit(lvl, "%s: %pV", who, &text);
 }
 
 /**
@@ -219,28 +255,13 @@ static void ibdev_vprintk(const char *level, const struct ib_device *ibdev,
 void ibdev_printk(const char *level, const struct ib_device *ibdev,
 		  const char *format, ...)
 {
-	struct va_format vaf;
-	va_list args;
+	va_list ap;
 
-	va_start(args, format);
-	vaf.fmt = format;
-	vaf.va = &args;
-	ibdev_vprintk(level, ibdev, &vaf);
-	va_end(args);
+	va_start(ap, format);
+	ibdev_log(level, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_printk);
-
-#define IBDEV_LEVEL_BODY(level)				\
-	do {						\
-		struct va_format vaf;			\
-		va_list args;				\
-							\
-		va_start(args, format);			\
-		vaf.fmt = format;			\
-		vaf.va = &args;				\
-		ibdev_vprintk(level, ibdev, &vaf);	\
-		va_end(args);				\
-	} while (0)
 
 /**
  * ibdev_emerg - log an emergency message about an RDMA device
@@ -249,7 +270,11 @@ EXPORT_SYMBOL(ibdev_printk);
  */
 void ibdev_emerg(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_EMERG);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_EMERG, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_emerg);
 
@@ -260,7 +285,11 @@ EXPORT_SYMBOL(ibdev_emerg);
  */
 void ibdev_alert(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_ALERT);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_ALERT, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_alert);
 
@@ -271,7 +300,11 @@ EXPORT_SYMBOL(ibdev_alert);
  */
 void ibdev_crit(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_CRIT);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_CRIT, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_crit);
 
@@ -282,7 +315,11 @@ EXPORT_SYMBOL(ibdev_crit);
  */
 void ibdev_err(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_ERR);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_ERR, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_err);
 
@@ -293,7 +330,11 @@ EXPORT_SYMBOL(ibdev_err);
  */
 void ibdev_warn(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_WARNING);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_WARNING, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_warn);
 
@@ -304,7 +345,11 @@ EXPORT_SYMBOL(ibdev_warn);
  */
 void ibdev_notice(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_NOTICE);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_NOTICE, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_notice);
 
@@ -315,10 +360,13 @@ EXPORT_SYMBOL(ibdev_notice);
  */
 void ibdev_info(const struct ib_device *ibdev, const char *format, ...)
 {
-	IBDEV_LEVEL_BODY(KERN_INFO);
+	va_list ap;
+
+	va_start(ap, format);
+	ibdev_log(KERN_INFO, ibdev, format, &ap);
+	va_end(ap);
 }
 EXPORT_SYMBOL(ibdev_info);
-
 /* ---- small helpers of the API ---------------------------------------------------- */
 
 /*
@@ -437,29 +485,6 @@ enum rdma_link_layer rdma_port_get_link_layer(struct ib_device *device,
 }
 EXPORT_SYMBOL(rdma_port_get_link_layer);
 
-static const char * const ib_event_names[] = {
-	[IB_EVENT_CQ_ERR]		= "CQ error",
-	[IB_EVENT_QP_FATAL]		= "QP fatal error",
-	[IB_EVENT_QP_REQ_ERR]		= "QP request error",
-	[IB_EVENT_QP_ACCESS_ERR]	= "QP access error",
-	[IB_EVENT_COMM_EST]		= "communication established",
-	[IB_EVENT_SQ_DRAINED]		= "send queue drained",
-	[IB_EVENT_PATH_MIG]		= "path migration successful",
-	[IB_EVENT_PATH_MIG_ERR]		= "path migration error",
-	[IB_EVENT_DEVICE_FATAL]		= "device fatal error",
-	[IB_EVENT_PORT_ACTIVE]		= "port active",
-	[IB_EVENT_PORT_ERR]		= "port error",
-	[IB_EVENT_LID_CHANGE]		= "LID change",
-	[IB_EVENT_PKEY_CHANGE]		= "P_key change",
-	[IB_EVENT_SM_CHANGE]		= "SM change",
-	[IB_EVENT_SRQ_ERR]		= "SRQ error",
-	[IB_EVENT_SRQ_LIMIT_REACHED]	= "SRQ limit reached",
-	[IB_EVENT_QP_LAST_WQE_REACHED]	= "last WQE reached",
-	[IB_EVENT_CLIENT_REREGISTER]	= "client reregister",
-	[IB_EVENT_GID_CHANGE]		= "GID changed",
-	[IB_EVENT_WQ_FATAL]		= "WQ fatal error",
-};
-
 /**
  * ib_event_msg - printable name of an asynchronous event
  * @event: the event type
@@ -468,10 +493,28 @@ static const char * const ib_event_names[] = {
  */
 const char *__attribute_const__ ib_event_msg(enum ib_event_type event)
 {
-	size_t i = event;
-
-	if (i < ARRAY_SIZE(ib_event_names) && ib_event_names[i])
-		return ib_event_names[i];
+	switch (event) {
+	case IB_EVENT_CQ_ERR:			return "CQ error";
+	case IB_EVENT_QP_FATAL:			return "QP fatal error";
+	case IB_EVENT_QP_REQ_ERR:		return "QP request error";
+	case IB_EVENT_QP_ACCESS_ERR:		return "QP access error";
+	case IB_EVENT_COMM_EST:			return "communication established";
+	case IB_EVENT_SQ_DRAINED:		return "send queue drained";
+	case IB_EVENT_PATH_MIG:			return "path migration successful";
+	case IB_EVENT_PATH_MIG_ERR:		return "path migration error";
+	case IB_EVENT_DEVICE_FATAL:		return "device fatal error";
+	case IB_EVENT_PORT_ACTIVE:		return "port active";
+	case IB_EVENT_PORT_ERR:			return "port error";
+	case IB_EVENT_LID_CHANGE:		return "LID change";
+	case IB_EVENT_PKEY_CHANGE:		return "P_key change";
+	case IB_EVENT_SM_CHANGE:		return "SM change";
+	case IB_EVENT_SRQ_ERR:			return "SRQ error";
+	case IB_EVENT_SRQ_LIMIT_REACHED:	return "SRQ limit reached";
+	case IB_EVENT_QP_LAST_WQE_REACHED:	return "last WQE reached";
+	case IB_EVENT_CLIENT_REREGISTER:	return "client reregister";
+	case IB_EVENT_GID_CHANGE:		return "GID changed";
+	case IB_EVENT_WQ_FATAL:			return "WQ fatal error";
+	}
 	return "unrecognized event";
 }
 EXPORT_SYMBOL(ib_event_msg);
@@ -482,6 +525,9 @@ EXPORT_SYMBOL(ib_event_msg);
  * @num_counters: number of counters
  * @lifespan: how long read values are served from the cache, in ms
  *
+ * The counters and the bitmap of disabled ones come in one allocation:
+ * the bitmap follows the last counter.
+ *
  * Context: process context (GFP_KERNEL).
  * Return: the zeroed block with every counter enabled, or NULL when out of
  * memory or @num_counters is negative.
@@ -491,23 +537,20 @@ rdma_alloc_hw_stats_struct(const struct rdma_stat_desc *descs,
 			   int num_counters, unsigned long lifespan)
 {
 	struct rdma_hw_stats *stats;
+	size_t head, bitmap;
 
 	if (num_counters < 0)
 		return NULL;
-
-	stats = kzalloc(struct_size(stats, value, num_counters), GFP_KERNEL);
-	if (!stats)
-		return NULL;
-	stats->is_disabled = kcalloc(BITS_TO_LONGS(num_counters),
-				     sizeof(*stats->is_disabled), GFP_KERNEL);
-	if (!stats->is_disabled) {
-		kfree(stats);
-		return NULL;
+	head = struct_size(stats, value, num_counters);
+	bitmap = BITS_TO_LONGS(num_counters) * sizeof(unsigned long);
+	stats = kzalloc(size_add(head, bitmap), GFP_KERNEL);
+	if (stats) {
+		mutex_init(&stats->lock);
+		stats->num_counters = num_counters;
+		stats->descs = descs;
+		stats->lifespan = msecs_to_jiffies(lifespan);
+		stats->is_disabled = (unsigned long *)((u8 *)stats + head);
 	}
-	stats->descs = descs;
-	stats->num_counters = num_counters;
-	stats->lifespan = msecs_to_jiffies(lifespan);
-	mutex_init(&stats->lock);
 	return stats;
 }
 EXPORT_SYMBOL(rdma_alloc_hw_stats_struct);
@@ -518,17 +561,61 @@ EXPORT_SYMBOL(rdma_alloc_hw_stats_struct);
  */
 void rdma_free_hw_stats_struct(struct rdma_hw_stats *stats)
 {
-	if (!stats)
-		return;
-	mutex_destroy(&stats->lock);
-	kfree(stats->is_disabled);
+	if (stats)
+		mutex_destroy(&stats->lock);
 	kfree(stats);
 }
 EXPORT_SYMBOL(rdma_free_hw_stats_struct);
 
 /* ---- allocation and ops ------------------------------------------------------------ */
 
-static void ib_unregister_work(struct work_struct *work);
+static void ib_retire_work(struct work_struct *work);
+
+/* The sysfs side: the embedded struct device and its namespace. */
+static void ib_init_core_dev(struct ib_device *device)
+{
+	struct ib_core_device *coredev = &device->coredev;
+
+	/* The device and the core device must overlay exactly. */
+	BUILD_BUG_ON(offsetof(struct ib_device, coredev.dev) !=
+		     offsetof(struct ib_device, dev));
+
+	coredev->owner = device;
+	INIT_LIST_HEAD(&coredev->port_list);
+	write_pnet(&coredev->rdma_net, &init_net);
+	device->dev.groups = device->groups;
+	device->dev.class = &ib_class;
+	device_initialize(&device->dev);
+}
+
+/* Where the device stands and what unregistration needs. */
+static void ib_init_life(struct ib_device *device)
+{
+	spin_lock_init(&device->life_lock);
+	device->life = IB_LIFE_FRESH;
+	device->doomed = false;
+	refcount_set(&device->refcount, 0);
+	init_completion(&device->refs_gone);
+	INIT_WORK(&device->retire_work, ib_retire_work);
+}
+
+/* The per-device state of clients, events, caches and CQ pools. */
+static void ib_init_device_state(struct ib_device *device)
+{
+	unsigned int poll;
+
+	/* ALLOC flag: a client's NULL data still keeps its slot and mark. */
+	xa_init_flags(&device->client_data, XA_FLAGS_ALLOC);
+	init_rwsem(&device->client_data_rwsem);
+	INIT_LIST_HEAD(&device->event_handler_list);
+	init_rwsem(&device->event_handler_rwsem);
+	rwlock_init(&device->cache_lock);
+	spin_lock_init(&device->qp_open_list_lock);
+	for (poll = 0; poll < ARRAY_SIZE(device->cq_pools); poll++)
+		INIT_LIST_HEAD(&device->cq_pools[poll]);
+	spin_lock_init(&device->cq_pools_lock);
+	device->name_assign_type = RDMA_NAME_ASSIGN_TYPE_UNKNOWN;
+}
 
 /**
  * _ib_alloc_device - allocate a device with its provider structure
@@ -543,51 +630,21 @@ static void ib_unregister_work(struct work_struct *work);
  */
 struct ib_device *_ib_alloc_device(size_t size)
 {
-	struct ib_device *device;
-	unsigned int i;
+	struct ib_device *device = NULL;
 
-	if (WARN_ON(size < sizeof(struct ib_device)))
-		return NULL;
-
-	device = kzalloc(size, GFP_KERNEL);
-	if (!device)
-		return NULL;
-
-	/* The device and the core device must overlay exactly. */
-	BUILD_BUG_ON(offsetof(struct ib_device, coredev.dev) !=
-		     offsetof(struct ib_device, dev));
-
-	device->dev.class = &ib_class;
-	device->dev.groups = device->groups;
-	device_initialize(&device->dev);
-	device->coredev.owner = device;
-	INIT_LIST_HEAD(&device->coredev.port_list);
-	write_pnet(&device->coredev.rdma_net, &init_net);
-
-	refcount_set(&device->refcount, 0);
-	init_completion(&device->unreg_completion);
-	INIT_WORK(&device->unregistration_work, ib_unregister_work);
-	mutex_init(&device->unregistration_lock);
-
-	/* ALLOC flag: a client's NULL data still keeps its slot and mark. */
-	xa_init_flags(&device->client_data, XA_FLAGS_ALLOC);
-	init_rwsem(&device->client_data_rwsem);
-
-	init_rwsem(&device->event_handler_rwsem);
-	INIT_LIST_HEAD(&device->event_handler_list);
-
-	spin_lock_init(&device->qp_open_list_lock);
-	rwlock_init(&device->cache_lock);
-	spin_lock_init(&device->cq_pools_lock);
-	for (i = 0; i < ARRAY_SIZE(device->cq_pools); i++)
-		INIT_LIST_HEAD(&device->cq_pools[i]);
-
-	device->name_assign_type = RDMA_NAME_ASSIGN_TYPE_UNKNOWN;
+	if (!WARN_ON(size < sizeof(*device)))
+		device = kzalloc(size, GFP_KERNEL);
+	if (device) {
+		ib_init_device_state(device);
+		ib_init_life(device);
+		ib_init_core_dev(device);
+	}
 	return device;
 }
 EXPORT_SYMBOL(_ib_alloc_device);
 
 static void ib_free_netdevs(struct ib_device *device);
+static void ib_unlist_device(struct ib_device *device);
 
 /**
  * ib_dealloc_device - free a device from ib_alloc_device()
@@ -603,20 +660,16 @@ static void ib_free_netdevs(struct ib_device *device);
  */
 void ib_dealloc_device(struct ib_device *device)
 {
-	WARN_ON(refcount_read(&device->refcount));
+	u8 life = READ_ONCE(device->life);
+
+	WARN_ON(life == IB_LIFE_JOINING || life == IB_LIFE_LIVE);
+	WARN_ON(!xa_empty(&device->client_data));
 
 	if (device->ops.dealloc_driver)
 		device->ops.dealloc_driver(device);
-
-	/* Last op called: the device may now leave the registry. */
-	down_write(&ib_devices_rwsem);
-	if (xa_load(&ib_devices, device->index) == device)
-		xa_erase(&ib_devices, device->index);
-	up_write(&ib_devices_rwsem);
-
+	/* Only now, after its last op, may the device leave the registry. */
+	ib_unlist_device(device);
 	ib_free_netdevs(device);
-	WARN_ON(!xa_empty(&device->client_data));
-	rdma_restrack_clean(device);
 	put_device(&device->dev);
 }
 EXPORT_SYMBOL(ib_dealloc_device);
@@ -624,16 +677,20 @@ EXPORT_SYMBOL(ib_dealloc_device);
 static void ib_device_release(struct device *dev)
 {
 	struct ib_device *device = container_of(dev, struct ib_device, dev);
+	struct ib_port_array *ports = NULL;
 
-	ib_free_netdevs(device);
+	/* The last reference is gone: what leak checks wait for. */
+	ibdev_dbg(device, "released\n");
 	WARN_ON(refcount_read(&device->refcount));
+	ib_free_netdevs(device);
 	if (device->port_data) {
 		ib_cache_release_one(device);
-		kfree_rcu(container_of(device->port_data, struct ib_port_array,
-				       ports[0]), rcu);
+		ports = container_of(device->port_data, struct ib_port_array,
+				     ports[0]);
 	}
 	xa_destroy(&device->client_data);
-	mutex_destroy(&device->unregistration_lock);
+	if (ports)
+		kfree_rcu(ports, rcu);
 	kfree_rcu(device, rcu_head);
 }
 
@@ -711,8 +768,15 @@ void ib_set_device_ops(struct ib_device *device,
 	ib_ops_merge_words(dst, ops, IB_OPS_OFF(size_ib_ah), sizeof(*dst));
 }
 EXPORT_SYMBOL(ib_set_device_ops);
-
 /* ---- ports ------------------------------------------------------------------------- */
+
+/* Can a port array be sized from what the provider set? */
+static bool ib_port_count_sane(const struct ib_device *device)
+{
+	if (WARN_ON(!device->is_switch && !device->phys_port_cnt))
+		return false;
+	return !WARN_ON(device->phys_port_cnt == U32_MAX);
+}
 
 /*
  * Allocate the port array once the provider has set phys_port_cnt.  Called
@@ -721,61 +785,58 @@ EXPORT_SYMBOL(ib_set_device_ops);
  */
 static int ib_alloc_port_data(struct ib_device *device)
 {
+	size_t slots = size_add(rdma_end_port(device), 1);
 	struct ib_port_array *array;
 	u32 port;
 
 	if (device->port_data)
 		return 0;
-	if (WARN_ON(!device->is_switch && !device->phys_port_cnt))
+	if (!ib_port_count_sane(device))
 		return -EINVAL;
-	if (WARN_ON(device->phys_port_cnt == U32_MAX))
-		return -EINVAL;
-
-	array = kzalloc(struct_size(array, ports,
-				    size_add(rdma_end_port(device), 1)),
-			GFP_KERNEL);
+	array = kzalloc(struct_size(array, ports, slots), GFP_KERNEL);
 	if (!array)
 		return -ENOMEM;
+	for (port = rdma_start_port(device); port < slots; port++) {
+		struct ib_port_data *pdata = array->ports + port;
 
-	rdma_for_each_port(device, port) {
-		struct ib_port_data *pdata = &array->ports[port];
-
-		pdata->ib_dev = device;
-		spin_lock_init(&pdata->pkey_list_lock);
-		INIT_LIST_HEAD(&pdata->pkey_list);
-		spin_lock_init(&pdata->netdev_lock);
 		INIT_HLIST_NODE(&pdata->ndev_hash_link);
+		spin_lock_init(&pdata->netdev_lock);
+		INIT_LIST_HEAD(&pdata->pkey_list);
+		spin_lock_init(&pdata->pkey_list_lock);
+		pdata->ib_dev = device;
 	}
 	device->port_data = array->ports;
 	return 0;
 }
 
-/* Ask the provider for the fixed properties of every port. */
-static int ib_setup_ports(struct ib_device *device)
+/* Ask the provider for the fixed properties of @port and check them. */
+static int ib_read_port_immutable(struct ib_device *device, u32 port)
 {
-	u32 port;
+	struct ib_port_immutable *imm = &device->port_data[port].immutable;
 	int ret;
 
-	ret = ib_alloc_port_data(device);
+	*imm = (struct ib_port_immutable){};
+	ret = device->ops.get_port_immutable(device, port, imm);
 	if (ret)
 		return ret;
-
-	rdma_for_each_port(device, port) {
-		struct ib_port_immutable *imm =
-			&device->port_data[port].immutable;
-
-		memset(imm, 0, sizeof(*imm));
-		ret = device->ops.get_port_immutable(device, port, imm);
-		if (ret)
-			return ret;
-		/* A port without MADs cannot have a MAD size. */
-		if (WARN_ON(!rdma_cap_ib_mad(device, port) &&
-			    rdma_max_mad_size(device, port)))
-			return -EINVAL;
-		if (WARN_ON(imm->gid_tbl_len < 0 || imm->pkey_tbl_len < 0))
-			return -EINVAL;
-	}
+	if (WARN_ON(imm->gid_tbl_len < 0 || imm->pkey_tbl_len < 0))
+		return -EINVAL;
+	/* A port without MADs cannot have a MAD size. */
+	if (WARN_ON(rdma_max_mad_size(device, port) &&
+		    !rdma_cap_ib_mad(device, port)))
+		return -EINVAL;
 	return 0;
+}
+
+/* Registration step: the port array and every port's fixed properties. */
+static int ib_setup_ports(struct ib_device *device)
+{
+	u32 port = rdma_start_port(device);
+	int ret = ib_alloc_port_data(device);
+
+	while (!ret && port <= rdma_end_port(device))
+		ret = ib_read_port_immutable(device, port++);
+	return ret;
 }
 
 /**
@@ -804,57 +865,70 @@ EXPORT_SYMBOL(ib_port_immutable_read);
  */
 void ib_get_device_fw_str(struct ib_device *device, char *str)
 {
+	*str = 0;
 	if (device->ops.get_dev_fw_str)
 		device->ops.get_dev_fw_str(device, str);
-	else
-		str[0] = '\0';
 }
 EXPORT_SYMBOL(ib_get_device_fw_str);
 
 /* ---- the netdev under a port ------------------------------------------------------- */
 
 /*
- * Clear the port's netdev and unhash the port.  Called with the port's
- * netdev_lock held; the reference goes back with the port's tracker.
+ * Detach the port's netdev, if it has one and it is @only (any, for NULL):
+ * the port leaves the hash and the reference goes back with the port's
+ * tracker.  Readers that loaded the pointer before it was cleared finish
+ * their RCU section before the netdev can be freed, since netdev
+ * unregistration waits a grace period after its notifiers.
+ *
+ * Return: true if a netdev was detached.
  */
-static void ib_port_drop_netdev(struct ib_port_data *pdata)
+static bool ib_port_detach_netdev(struct ib_port_data *pdata,
+				  const struct net_device *only)
 {
-	struct net_device *ndev;
+	struct net_device *cur;
+	unsigned long flags;
 
-	ndev = rcu_dereference_protected(pdata->netdev,
-					 lockdep_is_held(&pdata->netdev_lock));
-	if (!ndev)
-		return;
+	spin_lock_irqsave(&pdata->netdev_lock, flags);
+	cur = rcu_dereference_protected(pdata->netdev,
+					lockdep_is_held(&pdata->netdev_lock));
+	if (cur && (!only || cur == only)) {
+		spin_lock(&ndev_hash_lock);
+		hash_del_rcu(&pdata->ndev_hash_link);
+		spin_unlock(&ndev_hash_lock);
+		RCU_INIT_POINTER(pdata->netdev, NULL);
+		netdev_put(cur, &pdata->netdev_tracker);
+	} else {
+		cur = NULL;
+	}
+	spin_unlock_irqrestore(&pdata->netdev_lock, flags);
+	return cur;
+}
 
+/* Attach @ndev to a port that has none: hold it and hash the port. */
+static void ib_port_attach_netdev(struct ib_port_data *pdata,
+				  struct net_device *ndev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pdata->netdev_lock, flags);
+	netdev_hold(ndev, &pdata->netdev_tracker, GFP_ATOMIC);
+	rcu_assign_pointer(pdata->netdev, ndev);
 	spin_lock(&ndev_hash_lock);
-	hash_del_rcu(&pdata->ndev_hash_link);
+	hash_add_rcu(ndev_hash, &pdata->ndev_hash_link, (unsigned long)ndev);
 	spin_unlock(&ndev_hash_lock);
-
-	RCU_INIT_POINTER(pdata->netdev, NULL);
-	/*
-	 * Readers that loaded the pointer before it was cleared finish their
-	 * RCU section before the netdev can be freed: netdev unregistration
-	 * waits a grace period after its notifiers.
-	 */
-	netdev_put(ndev, &pdata->netdev_tracker);
+	spin_unlock_irqrestore(&pdata->netdev_lock, flags);
 }
 
 static void ib_free_netdevs(struct ib_device *device)
 {
-	unsigned long flags;
 	u32 port;
 
-	if (!device->port_data)
-		return;
-
-	rdma_for_each_port(device, port) {
-		struct ib_port_data *pdata = &device->port_data[port];
-
-		spin_lock_irqsave(&pdata->netdev_lock, flags);
-		ib_port_drop_netdev(pdata);
-		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
-	}
+	if (device->port_data)
+		rdma_for_each_port(device, port)
+			ib_port_detach_netdev(&device->port_data[port], NULL);
 }
+
+static bool ib_is_live(struct ib_device *device);
 
 /**
  * ib_device_set_netdev - attach a netdev to a port (or detach it)
@@ -874,52 +948,30 @@ static void ib_free_netdevs(struct ib_device *device)
 int ib_device_set_netdev(struct ib_device *ib_dev, struct net_device *ndev,
 			 unsigned int port)
 {
-	struct net_device *old, *detached = NULL;
+	int ret = rdma_is_port_valid(ib_dev, port) ?
+		  ib_alloc_port_data(ib_dev) : -EINVAL;
 	struct ib_port_data *pdata;
-	unsigned long flags;
-	int ret;
+	bool changed, detached;
 
-	if (!rdma_is_port_valid(ib_dev, port))
-		return -EINVAL;
-	ret = ib_alloc_port_data(ib_dev);
 	if (ret)
 		return ret;
-	pdata = &ib_dev->port_data[port];
-
+	pdata = ib_dev->port_data + port;
 	mutex_lock(&ndev_set_lock);
-	spin_lock_irqsave(&pdata->netdev_lock, flags);
-	old = rcu_dereference_protected(pdata->netdev,
-					lockdep_is_held(&pdata->netdev_lock));
-	if (old == ndev) {
-		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
-		goto out;
-	}
-	detached = old;
-	ib_port_drop_netdev(pdata);
-	spin_unlock_irqrestore(&pdata->netdev_lock, flags);
-
-	if (ndev) {
+	changed = rcu_access_pointer(pdata->netdev) != ndev;
+	detached = changed && ib_port_detach_netdev(pdata, NULL);
+	if (changed && ndev) {
 		/*
 		 * A hash walker may still stand on the node this port had in
 		 * the table (here or in the notifier); it must be done before
 		 * the node is linked in again.
 		 */
 		synchronize_rcu();
-
-		spin_lock_irqsave(&pdata->netdev_lock, flags);
-		netdev_hold(ndev, &pdata->netdev_tracker, GFP_ATOMIC);
-		rcu_assign_pointer(pdata->netdev, ndev);
-		spin_lock(&ndev_hash_lock);
-		hash_add_rcu(ndev_hash, &pdata->ndev_hash_link,
-			     (unsigned long)ndev);
-		spin_unlock(&ndev_hash_lock);
-		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
+		ib_port_attach_netdev(pdata, ndev);
 	}
-out:
 	mutex_unlock(&ndev_set_lock);
 
 	/* Only a registered device has a name and index to report. */
-	if (refcount_read(&ib_dev->refcount) && old != ndev) {
+	if (changed && ib_is_live(ib_dev)) {
 		if (detached)
 			nldev_notify_event(ib_dev, port, RDMA_NETDEV_DETACH_EVENT);
 		if (ndev)
@@ -928,7 +980,6 @@ out:
 	return 0;
 }
 EXPORT_SYMBOL(ib_device_set_netdev);
-
 /**
  * ib_device_get_netdev - the netdev under a port, with a reference
  * @ib_dev: the device
@@ -965,6 +1016,51 @@ struct net_device *ib_device_get_netdev(struct ib_device *ib_dev, u32 port)
 }
 EXPORT_SYMBOL(ib_device_get_netdev);
 
+/*
+ * Offer every port attached to @ndev to @visit, under RCU, until @visit
+ * returns true; @visit must not sleep.  Return: whether one did.
+ */
+static bool ib_ndev_visit_ports(const struct net_device *ndev,
+				bool (*visit)(struct ib_port_data *pdata,
+					      void *arg),
+				void *arg)
+{
+	struct ib_port_data *pdata;
+	bool done = false;
+
+	rcu_read_lock();
+	hash_for_each_possible_rcu(ndev_hash, pdata, ndev_hash_link,
+				   (unsigned long)ndev) {
+		if (rcu_access_pointer(pdata->netdev) != ndev)
+			continue;
+		done = visit(pdata, arg);
+		if (done)
+			break;
+	}
+	rcu_read_unlock();
+	return done;
+}
+
+/* What ib_device_get_by_netdev() asks for, and what it found. */
+struct ib_ndev_query {
+	enum rdma_driver_id	driver_id;
+	struct ib_device	*found;
+};
+
+static bool ib_ndev_pin_device(struct ib_port_data *pdata, void *arg)
+{
+	struct ib_ndev_query *q = arg;
+	struct ib_device *dev = pdata->ib_dev;
+
+	if (q->driver_id != RDMA_DRIVER_UNKNOWN &&
+	    q->driver_id != dev->ops.driver_id)
+		return false;
+	if (!ib_device_try_get(dev))
+		return false;
+	q->found = dev;
+	return true;
+}
+
 /**
  * ib_device_get_by_netdev - the registered device a netdev sits under
  * @ndev: the netdev
@@ -979,46 +1075,23 @@ EXPORT_SYMBOL(ib_device_get_netdev);
 struct ib_device *ib_device_get_by_netdev(struct net_device *ndev,
 					  enum rdma_driver_id driver_id)
 {
-	struct ib_device *found = NULL;
-	struct ib_port_data *pdata;
+	struct ib_ndev_query q = { .driver_id = driver_id };
 
-	rcu_read_lock();
-	hash_for_each_possible_rcu(ndev_hash, pdata, ndev_hash_link,
-				   (unsigned long)ndev) {
-		struct ib_device *dev = pdata->ib_dev;
-
-		if (rcu_access_pointer(pdata->netdev) != ndev)
-			continue;
-		if (driver_id != RDMA_DRIVER_UNKNOWN &&
-		    dev->ops.driver_id != driver_id)
-			continue;
-		if (ib_device_try_get(dev)) {
-			found = dev;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
+	ib_ndev_visit_ports(ndev, ib_ndev_pin_device, &q);
+	return q.found;
 }
 EXPORT_SYMBOL(ib_device_get_by_netdev);
+
+static bool ib_ndev_forget_port(struct ib_port_data *pdata, void *ndev)
+{
+	ib_port_detach_netdev(pdata, ndev);
+	return false;
+}
 
 /* NETDEV_UNREGISTER: no port may keep a reference on a dying netdev. */
 static void ib_forget_netdev(struct net_device *ndev)
 {
-	struct ib_port_data *pdata;
-	unsigned long flags;
-
-	rcu_read_lock();
-	hash_for_each_possible_rcu(ndev_hash, pdata, ndev_hash_link,
-				   (unsigned long)ndev) {
-		if (rcu_access_pointer(pdata->netdev) != ndev)
-			continue;
-		spin_lock_irqsave(&pdata->netdev_lock, flags);
-		if (rcu_access_pointer(pdata->netdev) == ndev)
-			ib_port_drop_netdev(pdata);
-		spin_unlock_irqrestore(&pdata->netdev_lock, flags);
-	}
-	rcu_read_unlock();
+	ib_ndev_visit_ports(ndev, ib_ndev_forget_port, ndev);
 }
 
 /* NETDEV_CHANGENAME: tell "rdma monitor" about every port on @ndev. */
@@ -1099,31 +1172,6 @@ void ib_enum_roce_netdev(struct ib_device *ib_dev, roce_netdev_filter filter,
 	up_read(&ib_devices_rwsem);
 }
 
-/**
- * ib_enum_all_roce_netdevs - call back for the RoCE ports of every device
- * @filter: as for ib_enum_roce_netdev()
- * @filter_cookie: passed to @filter
- * @cb: the callback
- * @cookie: passed to @cb
- *
- * Walks the registered devices with the registry lock held for read, so
- * no device finishes unregistering meanwhile.  Must not be called with
- * RTNL held.
- *
- * Context: process context; @filter and @cb may sleep.
- */
-void ib_enum_all_roce_netdevs(roce_netdev_filter filter, void *filter_cookie,
-			      roce_netdev_callback cb, void *cookie)
-{
-	struct ib_device *dev;
-	unsigned long index;
-
-	down_read(&ib_devices_rwsem);
-	xa_for_each_marked(&ib_devices, index, dev, DEVICE_REGISTERED)
-		ib_walk_roce_ports(dev, filter, filter_cookie, cb, cookie);
-	up_read(&ib_devices_rwsem);
-}
-
 /* ---- lookups ------------------------------------------------------------------------ */
 
 /**
@@ -1138,20 +1186,16 @@ void ib_enum_all_roce_netdevs(roce_netdev_filter filter, void *filter_cookie,
 void ib_device_put(struct ib_device *device)
 {
 	if (refcount_dec_and_test(&device->refcount))
-		complete(&device->unreg_completion);
+		complete(&device->refs_gone);
 }
 EXPORT_SYMBOL(ib_device_put);
 
-/* Any listed device (registered or not) called @name; registry lock held. */
-static struct ib_device *ib_find_name_locked(const char *name)
-{
-	struct ib_device *dev;
-	unsigned long index;
+static struct ib_device *ib_find_name_locked(const char *name);
 
-	xa_for_each(&ib_devices, index, dev)
-		if (!strcmp(dev->name, name))
-			return dev;
-	return NULL;
+/* @dev with a registration reference if @keep and it has one to give. */
+static struct ib_device *ib_pin_if(struct ib_device *dev, bool keep)
+{
+	return dev && keep && ib_device_try_get(dev) ? dev : NULL;
 }
 
 /**
@@ -1170,11 +1214,8 @@ struct ib_device *ib_device_get_by_name(const char *name,
 
 	down_read(&ib_devices_rwsem);
 	dev = ib_find_name_locked(name);
-	if (dev && driver_id != RDMA_DRIVER_UNKNOWN &&
-	    dev->ops.driver_id != driver_id)
-		dev = NULL;
-	if (dev && !ib_device_try_get(dev))
-		dev = NULL;
+	dev = ib_pin_if(dev, dev && (driver_id == RDMA_DRIVER_UNKNOWN ||
+				     driver_id == dev->ops.driver_id));
 	up_read(&ib_devices_rwsem);
 	return dev;
 }
@@ -1195,9 +1236,7 @@ struct ib_device *ib_device_get_by_index(const struct net *net, u32 index)
 
 	down_read(&ib_devices_rwsem);
 	dev = xa_load(&ib_devices, index);
-	if (dev && (!rdma_dev_access_netns(dev, net) ||
-		    !ib_device_try_get(dev)))
-		dev = NULL;
+	dev = ib_pin_if(dev, dev && rdma_dev_access_netns(dev, net));
 	up_read(&ib_devices_rwsem);
 	return dev;
 }
@@ -1214,21 +1253,79 @@ struct ib_device *ib_device_get_by_index(const struct net *net, u32 index)
  */
 int ib_enum_all_devs(int (*fn)(struct ib_device *dev, void *arg), void *arg)
 {
+	unsigned long index = 0;
 	struct ib_device *dev;
-	unsigned long index;
 	int ret = 0;
 
 	down_read(&ib_devices_rwsem);
-	xa_for_each_marked(&ib_devices, index, dev, DEVICE_REGISTERED) {
+	for (dev = xa_find(&ib_devices, &index, ULONG_MAX, DEVICE_REGISTERED);
+	     dev && !ret;
+	     dev = xa_find_after(&ib_devices, &index, ULONG_MAX,
+				 DEVICE_REGISTERED))
 		ret = fn(dev, arg);
-		if (ret)
-			break;
-	}
 	up_read(&ib_devices_rwsem);
 	return ret;
 }
 
+/* The arguments of ib_enum_all_roce_netdevs(), for its per-device step. */
+struct ib_roce_walk {
+	roce_netdev_filter	filter;
+	void			*filter_cookie;
+	roce_netdev_callback	cb;
+	void			*cookie;
+};
+
+static int ib_roce_walk_one(struct ib_device *dev, void *arg)
+{
+	struct ib_roce_walk *w = arg;
+
+	ib_walk_roce_ports(dev, w->filter, w->filter_cookie, w->cb, w->cookie);
+	return 0;
+}
+
+/**
+ * ib_enum_all_roce_netdevs - call back for the RoCE ports of every device
+ * @filter: as for ib_enum_roce_netdev()
+ * @filter_cookie: passed to @filter
+ * @cb: the callback
+ * @cookie: passed to @cb
+ *
+ * Walks the registered devices with the registry lock held for read, so
+ * no device finishes unregistering meanwhile.  Must not be called with
+ * RTNL held.
+ *
+ * Context: process context; @filter and @cb may sleep.
+ */
+void ib_enum_all_roce_netdevs(roce_netdev_filter filter, void *filter_cookie,
+			      roce_netdev_callback cb, void *cookie)
+{
+	struct ib_roce_walk w = {
+		.filter = filter,
+		.filter_cookie = filter_cookie,
+		.cb = cb,
+		.cookie = cookie,
+	};
+
+	ib_enum_all_devs(ib_roce_walk_one, &w);
+}
+
 /* ---- names --------------------------------------------------------------------------- */
+
+/*
+ * Any listed device (registered or not) called @name, or NULL; registry
+ * lock held.
+ */
+static struct ib_device *ib_find_name_locked(const char *name)
+{
+	struct ib_device *dev;
+	unsigned long index;
+
+	xa_for_each(&ib_devices, index, dev) {
+		if (strncmp(dev->name, name, IB_DEVICE_NAME_MAX) == 0)
+			break;
+	}
+	return dev;
+}
 
 /* A literal name must fit, be non-empty and be usable as a sysfs name. */
 static int ib_check_name(const char *name)
@@ -1270,46 +1367,82 @@ static int ib_name_from_template(const char *tmpl, char *out)
 	return -ENFILE;
 }
 
-/* Name the device and give it an index: it is now listed, unregistered. */
+/* The name @request asks for, template expanded, into @buf; lock held. */
+static int ib_pick_name(const char *request, char *buf)
+{
+	int ret;
+
+	if (strchr(request, '%'))
+		return ib_name_from_template(request, buf);
+	ret = ib_check_name(request);
+	if (!ret && ib_find_name_locked(request))
+		ret = -ENFILE;
+	if (!ret)
+		strscpy(buf, request, IB_DEVICE_NAME_MAX);
+	return ret;
+}
+
+/* Give the device an index and a name: it is now listed, unregistered. */
 static int ib_assign_name(struct ib_device *device, const char *name)
 {
 	char buf[IB_DEVICE_NAME_MAX];
 	int ret;
 
 	down_write(&ib_devices_rwsem);
-	if (strchr(name, '%')) {
-		ret = ib_name_from_template(name, buf);
-	} else {
-		ret = ib_check_name(name);
-		if (!ret && ib_find_name_locked(name))
-			ret = -ENFILE;
-		if (!ret)
-			strscpy(buf, name, sizeof(buf));
+	ret = ib_pick_name(name, buf);
+	if (!ret)
+		ret = xa_alloc_cyclic(&ib_devices, &device->index, device,
+				      xa_limit_31b, &ib_devices_next,
+				      GFP_KERNEL);
+	if (ret >= 0) {
+		ret = dev_set_name(&device->dev, "%s", buf);
+		if (ret)
+			xa_erase(&ib_devices, device->index);
+		else
+			strscpy(device->name, buf, IB_DEVICE_NAME_MAX);
 	}
-	if (ret)
-		goto out;
-
-	ret = dev_set_name(&device->dev, "%s", buf);
-	if (ret)
-		goto out;
-	strscpy(device->name, buf, IB_DEVICE_NAME_MAX);
-
-	ret = xa_alloc_cyclic(&ib_devices, &device->index, device, xa_limit_31b,
-			      &ib_devices_next, GFP_KERNEL);
-	if (ret > 0)
-		ret = 0;
-out:
 	up_write(&ib_devices_rwsem);
 	return ret;
 }
 
-/* Undo ib_assign_name() after a failed registration. */
+/* Take the device out of the registry, if it is (still) listed. */
 static void ib_unlist_device(struct ib_device *device)
 {
 	down_write(&ib_devices_rwsem);
 	if (xa_load(&ib_devices, device->index) == device)
 		xa_erase(&ib_devices, device->index);
 	up_write(&ib_devices_rwsem);
+}
+
+/*
+ * Whether @ibdev may take @name; registry lock held for write.  Return: 0
+ * to rename, 1 if it already has that name, or the errno.
+ */
+static int ib_rename_allowed(struct ib_device *ibdev, const char *name)
+{
+	if (xa_load(&ib_devices, ibdev->index) != ibdev ||
+	    !xa_get_mark(&ib_devices, ibdev->index, DEVICE_REGISTERED))
+		return -ENODEV;
+	if (!strcmp(name, ibdev->name))
+		return 1;
+	return ib_find_name_locked(name) ? -EEXIST : 0;
+}
+
+/* Call rename() of every client attached to @ibdev; registry lock held. */
+static void ib_clients_renamed(struct ib_device *ibdev)
+{
+	struct ib_client *client;
+	unsigned long id;
+
+	down_read(&ib_clients_rwsem);
+	down_read(&ibdev->client_data_rwsem);
+	xa_for_each(&ib_clients, id, client) {
+		if (client->rename &&
+		    xa_get_mark(&ibdev->client_data, id, CLIENT_DATA_REGISTERED))
+			client->rename(ibdev, xa_load(&ibdev->client_data, id));
+	}
+	up_read(&ibdev->client_data_rwsem);
+	up_read(&ib_clients_rwsem);
 }
 
 /**
@@ -1326,52 +1459,25 @@ static void ib_unlist_device(struct ib_device *device)
  */
 int ib_device_rename(struct ib_device *ibdev, const char *name)
 {
-	u32 id, end;
-	int ret;
+	int ret = -EINVAL;
 
-	if (!name || strchr(name, '%'))
-		return -EINVAL;
-	ret = ib_check_name(name);
+	if (name && !strchr(name, '%'))
+		ret = ib_check_name(name);
 	if (ret)
 		return ret;
 
 	down_write(&ib_devices_rwsem);
-	if (xa_load(&ib_devices, ibdev->index) != ibdev ||
-	    !xa_get_mark(&ib_devices, ibdev->index, DEVICE_REGISTERED)) {
-		up_write(&ib_devices_rwsem);
-		return -ENODEV;
-	}
-	if (!strcmp(name, ibdev->name)) {
-		up_write(&ib_devices_rwsem);
-		return 0;
-	}
-	if (ib_find_name_locked(name)) {
-		up_write(&ib_devices_rwsem);
-		return -EEXIST;
-	}
-	ret = device_rename(&ibdev->dev, name);
+	ret = ib_rename_allowed(ibdev, name);
+	if (!ret)
+		ret = device_rename(&ibdev->dev, name);
 	if (ret) {
 		up_write(&ib_devices_rwsem);
-		return ret;
+		return ret > 0 ? 0 : ret;
 	}
 	strscpy(ibdev->name, name, IB_DEVICE_NAME_MAX);
+	/* Still a reader: no other rename overtakes the clients' calls. */
 	downgrade_write(&ib_devices_rwsem);
-
-	down_read(&ib_clients_rwsem);
-	end = ib_clients_end;
-	down_read(&ibdev->client_data_rwsem);
-	for (id = 0; id < end; id++) {
-		struct ib_client *client;
-
-		if (!xa_get_mark(&ibdev->client_data, id,
-				 CLIENT_DATA_REGISTERED))
-			continue;
-		client = xa_load(&ib_clients, id);
-		if (client && client->rename)
-			client->rename(ibdev, xa_load(&ibdev->client_data, id));
-	}
-	up_read(&ibdev->client_data_rwsem);
-	up_read(&ib_clients_rwsem);
+	ib_clients_renamed(ibdev);
 	up_read(&ib_devices_rwsem);
 	nldev_notify_event(ibdev, 0, RDMA_NL_RENAME_EVENT);
 	return 0;
@@ -1386,46 +1492,47 @@ static void ib_client_put(struct ib_client *client)
 		complete(&client->uses_zero);
 }
 
-/* The registered client called @name with a use held, or NULL. */
-static struct ib_client *ib_client_get_by_name(const char *name)
+/*
+ * The registered client called @name with a use held, or NULL; with
+ * @load, a client not registered is asked for by its module alias first.
+ */
+static struct ib_client *ib_client_get_by_name(const char *name, bool load)
 {
-	struct ib_client *client, *found = NULL;
+	struct ib_client *client;
 	unsigned long id;
 
+	if (load)
+		request_module("rdma-client-%s", name);
 	down_read(&ib_clients_rwsem);
 	xa_for_each_marked(&ib_clients, id, client, CLIENT_REGISTERED) {
-		if (!strcmp(client->name, name)) {
-			if (refcount_inc_not_zero(&client->uses))
-				found = client;
+		if (strcmp(client->name, name) == 0)
 			break;
-		}
 	}
+	if (client && !refcount_inc_not_zero(&client->uses))
+		client = NULL;
 	up_read(&ib_clients_rwsem);
-	return found;
+	return client;
 }
 
+/*
+ * What @client offers for @ibdev, or globally for a NULL @ibdev; a client
+ * without the callback, or not attached to @ibdev, offers nothing.
+ */
 static int ib_client_nl_info_of(struct ib_device *ibdev,
 				struct ib_client *client,
 				struct ib_client_nl_info *res)
 {
-	void *data;
-	int ret;
+	u32 id = client->client_id;
+	int ret = -EOPNOTSUPP;
 
-	if (!ibdev) {
-		if (!client->get_global_nl_info)
-			return -EOPNOTSUPP;
-		return client->get_global_nl_info(res);
-	}
-	if (!client->get_nl_info)
-		return -EOPNOTSUPP;
+	if (!ibdev)
+		return client->get_global_nl_info ?
+		       client->get_global_nl_info(res) : ret;
 	down_read(&ibdev->client_data_rwsem);
-	if (!xa_get_mark(&ibdev->client_data, client->client_id,
-			 CLIENT_DATA_REGISTERED)) {
-		ret = -EOPNOTSUPP;
-	} else {
-		data = xa_load(&ibdev->client_data, client->client_id);
-		ret = client->get_nl_info(ibdev, data, res);
-	}
+	if (client->get_nl_info &&
+	    xa_get_mark(&ibdev->client_data, id, CLIENT_DATA_REGISTERED))
+		ret = client->get_nl_info(ibdev,
+					  xa_load(&ibdev->client_data, id), res);
 	up_read(&ibdev->client_data_rwsem);
 	return ret;
 }
@@ -1448,24 +1555,18 @@ static int ib_client_nl_info_of(struct ib_device *ibdev,
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res)
 {
-	struct ib_client *client;
-	int ret;
+	struct ib_client *client = ib_client_get_by_name(client_name, false) ?:
+				   ib_client_get_by_name(client_name, true);
+	int ret = -EOPNOTSUPP;
 
-	client = ib_client_get_by_name(client_name);
-	if (!client) {
-		request_module("rdma-client-%s", client_name);
-		client = ib_client_get_by_name(client_name);
+	if (client) {
+		ret = ib_client_nl_info_of(ibdev, client, res);
+		ib_client_put(client);
 	}
-	if (!client)
-		return -EOPNOTSUPP;
-
-	ret = ib_client_nl_info_of(ibdev, client, res);
-	ib_client_put(client);
-	if (ret)
-		return ret;
-	if (WARN_ON(!res->cdev))
-		return -EINVAL;
-	return 0;
+	/* A client that answers must name its char device. */
+	if (!ret && WARN_ON(!res->cdev))
+		ret = -EINVAL;
+	return ret;
 }
 
 /*
@@ -1520,28 +1621,69 @@ err_put:
 	return ret;
 }
 
+/*
+ * Take client @id's context off @device if the client is attached: clear
+ * the mark so that nothing new reaches the client through the device.
+ * Return: the client, holding the use the context had, or NULL; *@data is
+ * what the client stored.
+ */
+static struct ib_client *ib_client_unmark(struct ib_device *device, u32 id,
+					  void **data)
+{
+	struct ib_client *client = NULL;
+
+	down_write(&device->client_data_rwsem);
+	if (xa_get_mark(&device->client_data, id, CLIENT_DATA_REGISTERED)) {
+		xa_clear_mark(&device->client_data, id,
+			      CLIENT_DATA_REGISTERED);
+		*data = xa_load(&device->client_data, id);
+		/* The context holds a use, so the client is still listed. */
+		client = xa_load(&ib_clients, id);
+	}
+	up_write(&device->client_data_rwsem);
+	return client;
+}
+
 /* Detach client @id from @device if it is attached: remove() runs unlocked. */
 static void ib_client_detach(struct ib_device *device, u32 id)
 {
-	struct ib_client *client;
-	void *data;
+	void *data = NULL;
+	struct ib_client *client = ib_client_unmark(device, id, &data);
 
-	down_write(&device->client_data_rwsem);
-	if (!xa_get_mark(&device->client_data, id, CLIENT_DATA_REGISTERED)) {
-		up_write(&device->client_data_rwsem);
+	if (!client)
 		return;
-	}
-	data = xa_load(&device->client_data, id);
-	xa_clear_mark(&device->client_data, id, CLIENT_DATA_REGISTERED);
-	/* The context holds a use, so the client is still listed. */
-	client = xa_load(&ib_clients, id);
-	up_write(&device->client_data_rwsem);
-
 	if (client->remove)
 		client->remove(device, data);
-
 	xa_erase(&device->client_data, id);
 	ib_client_put(client);
+}
+
+/*
+ * Attach @client to every registered device, in index order.  The caller
+ * holds the registry and the client list, both for read, and inserted the
+ * client under the same hold of the registry: no device is (un)marked
+ * meanwhile, and no device's own client walk runs beside this one.
+ */
+static int ib_client_attach_all(struct ib_client *client)
+{
+	unsigned long index = 0;
+	struct ib_device *device;
+	int ret = 0;
+
+	for (device = xa_find(&ib_devices, &index, ULONG_MAX,
+			      DEVICE_REGISTERED);
+	     device && !ret;
+	     device = xa_find_after(&ib_devices, &index, ULONG_MAX,
+				    DEVICE_REGISTERED))
+		ret = ib_client_attach(device, client);
+	return ret;
+}
+
+/* Undo a client registration that failed half way; returns @err. */
+static int ib_client_withdraw(struct ib_client *client, int err)
+{
+	ib_unregister_client(client);
+	return err;
 }
 
 /**
@@ -1551,45 +1693,62 @@ static void ib_client_detach(struct ib_device *device, u32 id)
  * add() is called for every registered device now and for every device
  * registered later, with clients called in the order they registered;
  * remove() is called in the reverse order.  add() runs with the core's
- * registry locks held and must not look devices up by name or index.
+ * registry locks held as a reader and must not look devices up by name
+ * or index; lookups by other threads go on meanwhile.
  *
  * Context: process context.
  * Return: 0, or -ENOMEM.
  */
 int ib_register_client(struct ib_client *client)
 {
-	struct ib_device *device;
-	unsigned long index;
+	bool listed;
 	int ret;
 
 	refcount_set(&client->uses, 1);
 	init_completion(&client->uses_zero);
 
-	/* Writer on both: no device registration runs its client walk now. */
-	down_write(&ib_devices_rwsem);
+	/*
+	 * The registry is held as a reader across the insertion and the
+	 * walk, so no device is marked or unmarked meanwhile.  A device
+	 * marked already took the client list before its registry lock
+	 * became a reader's: inserting waits until its client walk is over
+	 * (it did not see this client), and this walk attaches the client.
+	 * A device not marked yet sees the client in its own walk, not here.
+	 */
+	down_read(&ib_devices_rwsem);
 	down_write(&ib_clients_rwsem);
 	ret = xa_insert(&ib_clients, ib_clients_end, client, GFP_KERNEL);
-	if (ret) {
-		up_write(&ib_clients_rwsem);
-		up_write(&ib_devices_rwsem);
-		return ret;
+	if (!ret) {
+		client->client_id = ib_clients_end++;
+		xa_set_mark(&ib_clients, client->client_id, CLIENT_REGISTERED);
 	}
-	client->client_id = ib_clients_end++;
-	xa_set_mark(&ib_clients, client->client_id, CLIENT_REGISTERED);
-
-	xa_for_each_marked(&ib_devices, index, device, DEVICE_REGISTERED) {
-		ret = ib_client_attach(device, client);
-		if (ret)
-			break;
-	}
-	up_write(&ib_clients_rwsem);
-	up_write(&ib_devices_rwsem);
-
-	if (ret)
-		ib_unregister_client(client);
-	return ret;
+	listed = !ret;
+	downgrade_write(&ib_clients_rwsem);
+	if (listed)
+		ret = ib_client_attach_all(client);
+	up_read(&ib_clients_rwsem);
+	up_read(&ib_devices_rwsem);
+	/* Out of memory on one device: the client goes from all of them. */
+	return ret && listed ? ib_client_withdraw(client, ret) : ret;
 }
 EXPORT_SYMBOL(ib_register_client);
+
+/*
+ * The first listed device at index *@index or beyond that can be pinned
+ * (registered, not unregistering), with a registration reference; *@index
+ * is left at it.  NULL when there is none.
+ */
+static struct ib_device *ib_pin_next(unsigned long *index)
+{
+	struct ib_device *dev;
+
+	rcu_read_lock();
+	dev = xa_find(&ib_devices, index, ULONG_MAX, XA_PRESENT);
+	while (dev && !ib_device_try_get(dev))
+		dev = xa_find_after(&ib_devices, index, ULONG_MAX, XA_PRESENT);
+	rcu_read_unlock();
+	return dev;
+}
 
 /**
  * ib_unregister_client - remove a client from every device
@@ -1602,32 +1761,25 @@ EXPORT_SYMBOL(ib_register_client);
  */
 void ib_unregister_client(struct ib_client *client)
 {
-	struct ib_device *device;
-	unsigned long index;
 	u32 id = client->client_id;
+	unsigned long index;
+	struct ib_device *dev;
 
+	/* No attach can succeed once the registration's use is gone. */
 	down_write(&ib_clients_rwsem);
 	xa_clear_mark(&ib_clients, id, CLIENT_REGISTERED);
-	/* Drop the registration's use: no attach can succeed from now on. */
-	ib_client_put(client);
 	up_write(&ib_clients_rwsem);
+	ib_client_put(client);
 
 	/*
-	 * Walk under RCU, not the registry lock, since remove() may call
-	 * anything.  Devices that are unregistering (try_get fails) detach
-	 * the client themselves; the wait below covers them.
+	 * remove() may call anything, so no registry lock is held around
+	 * it.  Devices that cannot be pinned are unregistering and detach
+	 * the client themselves; waiting for the last use covers them.
 	 */
-	rcu_read_lock();
-	xa_for_each(&ib_devices, index, device) {
-		if (!ib_device_try_get(device))
-			continue;
-		rcu_read_unlock();
-		ib_client_detach(device, id);
-		ib_device_put(device);
-		rcu_read_lock();
+	for (index = 0; (dev = ib_pin_next(&index)); index++) {
+		ib_client_detach(dev, id);
+		ib_device_put(dev);
 	}
-	rcu_read_unlock();
-
 	wait_for_completion(&client->uses_zero);
 
 	down_write(&ib_clients_rwsem);
@@ -1649,13 +1801,11 @@ EXPORT_SYMBOL(ib_unregister_client);
 void ib_set_client_data(struct ib_device *device, struct ib_client *client,
 			void *data)
 {
-	void *old;
+	/* An error pointer would read back as an entry of the xarray's own. */
+	void *val = WARN_ON(IS_ERR(data)) ? NULL : data;
 
-	if (WARN_ON(IS_ERR(data)))
-		data = NULL;
-	old = xa_store(&device->client_data, client->client_id, data,
-		       GFP_KERNEL);
-	WARN_ON(xa_is_err(old));
+	WARN_ON(xa_is_err(xa_store(&device->client_data, client->client_id,
+				   val, GFP_KERNEL)));
 }
 EXPORT_SYMBOL(ib_set_client_data);
 
@@ -1702,7 +1852,6 @@ struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port,
 	return ndev;
 }
 EXPORT_SYMBOL(ib_get_net_dev_by_params);
-
 /* ---- registration ------------------------------------------------------------------ */
 
 /*
@@ -1809,35 +1958,6 @@ static struct pernet_operations ib_netns_ops = {
 	.exit = ib_netns_exit,
 };
 
-/*
- * Make the device visible: registration reference, mark, then every
- * registered client in id order.  The caller gets a second reference of
- * its own so that a racing unregistration cannot finish under it.
- */
-static void ib_publish_device(struct ib_device *device)
-{
-	struct ib_client *client;
-	unsigned long id;
-
-	reinit_completion(&device->unreg_completion);
-	refcount_set(&device->refcount, 2);
-
-	down_write(&ib_devices_rwsem);
-	ib_assign_netns(device);
-	xa_set_mark(&ib_devices, device->index, DEVICE_REGISTERED);
-	/* Still a reader: no client registration interleaves the walk. */
-	downgrade_write(&ib_devices_rwsem);
-
-	down_read(&ib_clients_rwsem);
-	xa_for_each_marked(&ib_clients, id, client, CLIENT_REGISTERED) {
-		if (ib_client_attach(device, client))
-			ibdev_warn(device, "could not attach client %s\n",
-				   client->name);
-	}
-	up_read(&ib_clients_rwsem);
-	up_read(&ib_devices_rwsem);
-}
-
 /* Fill the GID tables of the RoCE ports from the netdevs of the system. */
 static void ib_rescan_roce(struct ib_device *device)
 {
@@ -1851,14 +1971,174 @@ static void ib_rescan_roce(struct ib_device *device)
 	}
 }
 
-/* Undo what registration set up after device_add(); reverse order. */
-static void ib_teardown_device(struct ib_device *device)
+/* ---- the steps of a registration ----------------------------------------------- */
+
+/* device_add() without its uevent: that waits until the ports are in. */
+static int ib_add_core_dev(struct ib_device *device)
+{
+	int ret;
+
+	dev_set_uevent_suppress(&device->dev, true);
+	ret = device_add(&device->dev);
+	if (ret)
+		dev_set_uevent_suppress(&device->dev, false);
+	return ret;
+}
+
+static void ib_del_core_dev(struct ib_device *device)
+{
+	device_del(&device->dev);
+	dev_set_uevent_suppress(&device->dev, false);
+}
+
+static int ib_add_port_files(struct ib_device *device)
+{
+	return ib_setup_port_attrs(&device->coredev);
+}
+
+static void ib_del_port_files(struct ib_device *device)
 {
 	ib_free_port_attrs(&device->coredev);
-	device_del(&device->dev);
-	rdma_counters_release(device);
-	ib_cache_cleanup_one(device);
-	rdma_restrack_clean(device);
+}
+
+static int ib_enable_driver(struct ib_device *device)
+{
+	return device->ops.enable_driver ? device->ops.enable_driver(device) : 0;
+}
+
+/*
+ * What ib_register_device() sets up before the device is published, in
+ * order.  A failing step has the ones before it undone in reverse, and
+ * unregistration undoes them all in reverse; @undo may be NULL.
+ */
+static const struct ib_reg_step {
+	int (*setup)(struct ib_device *device);
+	void (*undo)(struct ib_device *device);
+	const char *what;
+} ib_reg_steps[] = {
+	{ ib_setup_ports,	  NULL,			 "read the port properties" },
+	{ ib_query_device_attrs,  NULL,			 "query the device" },
+	{ rdma_restrack_init,	  rdma_restrack_clean,	 "set up resource tracking" },
+	{ ib_cache_setup_one,	  ib_cache_cleanup_one,	 "set up the GID/P_Key cache" },
+	{ rdma_counters_init,	  rdma_counters_release, "set up the counters" },
+	{ ib_setup_device_attrs,  NULL,			 "build the sysfs attributes" },
+	{ ib_add_core_dev,	  ib_del_core_dev,	 "add the sysfs device" },
+	{ ib_add_port_files,	  ib_del_port_files,	 "create the port sysfs" },
+	{ ib_enable_driver,	  NULL,			 "enable the driver" },
+};
+
+/* Undo the first @done steps, last first. */
+static void ib_undo_steps(struct ib_device *device, size_t done)
+{
+	while (done--) {
+		if (ib_reg_steps[done].undo)
+			ib_reg_steps[done].undo(device);
+	}
+}
+
+static int ib_do_steps(struct ib_device *device)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(ib_reg_steps); i++) {
+		ret = ib_reg_steps[i].setup(device);
+		if (ret) {
+			ibdev_warn(device, "could not %s: %d\n",
+				   ib_reg_steps[i].what, ret);
+			ib_undo_steps(device, i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* ---- life ------------------------------------------------------------------------ */
+
+/* Move @device to @to and wake whoever waits for a change. */
+static void ib_set_life(struct ib_device *device, enum ib_life to)
+{
+	spin_lock_irq(&device->life_lock);
+	WRITE_ONCE(device->life, to);
+	spin_unlock_irq(&device->life_lock);
+	wake_up_all(&ib_life_wait);
+}
+
+static bool ib_is_live(struct ib_device *device)
+{
+	return READ_ONCE(device->life) == IB_LIFE_LIVE;
+}
+
+/* FRESH -> JOINING, for ib_register_device(). */
+static int ib_start_joining(struct ib_device *device)
+{
+	int ret = 0;
+
+	spin_lock_irq(&device->life_lock);
+	if (device->life == IB_LIFE_GONE)
+		ret = -EINVAL;
+	else if (device->life != IB_LIFE_FRESH)
+		ret = -EEXIST;
+	else if (device->doomed)
+		ret = -ENODEV;
+	else
+		WRITE_ONCE(device->life, IB_LIFE_JOINING);
+	spin_unlock_irq(&device->life_lock);
+	return ret;
+}
+
+/* Every registered client's add(), oldest client first. */
+static void ib_attach_clients(struct ib_device *device)
+{
+	struct ib_client *client;
+	unsigned long id;
+
+	xa_for_each_marked(&ib_clients, id, client, CLIENT_REGISTERED) {
+		if (ib_client_attach(device, client))
+			ibdev_warn(device, "could not attach client %s\n",
+				   client->name);
+	}
+}
+
+/*
+ * JOINING -> LIVE unless an unregistration was asked for meanwhile: the
+ * registration reference plus one for the registering thread (so that a
+ * racing unregistration cannot finish before ib_register_device()
+ * returns), LIVE and the registry mark all go in under the registry lock,
+ * so an unregistration, which unmarks under that lock once it saw LIVE,
+ * always comes after the mark.  The client walk follows with the client
+ * list taken before the registry lock is downgraded: a client
+ * registering meanwhile is either in the list already, and its own walk
+ * will not see the device, or it waits for this walk to end.
+ *
+ * Return: false (nothing done) if the device was doomed.
+ */
+static bool ib_publish(struct ib_device *device)
+{
+	bool doomed;
+
+	down_write(&ib_devices_rwsem);
+	spin_lock_irq(&device->life_lock);
+	doomed = device->doomed;
+	if (!doomed) {
+		reinit_completion(&device->refs_gone);
+		refcount_set(&device->refcount, 2);
+		WRITE_ONCE(device->life, IB_LIFE_LIVE);
+	}
+	spin_unlock_irq(&device->life_lock);
+	if (doomed) {
+		up_write(&ib_devices_rwsem);
+		return false;
+	}
+	ib_assign_netns(device);
+	xa_set_mark(&ib_devices, device->index, DEVICE_REGISTERED);
+
+	down_read(&ib_clients_rwsem);
+	downgrade_write(&ib_devices_rwsem);
+	ib_attach_clients(device);
+	up_read(&ib_clients_rwsem);
+	up_read(&ib_devices_rwsem);
+	return true;
 }
 
 /**
@@ -1876,152 +2156,124 @@ static void ib_teardown_device(struct ib_device *device)
  * tables are filled last.  On failure nothing of this is left behind and
  * the caller still owns the device (free it with ib_dealloc_device()).  If
  * the provider uses dealloc_driver() and unregisters from another thread,
- * @device may be freed by the time this returns.
+ * @device may be freed by the time this returns.  A device that was asked
+ * to go away before it is published (ib_unregister_device_queued(), or an
+ * unregistration of a registration in progress) is not published.
  *
  * Context: process context; sleeps.  Not under RTNL.
- * Return: 0; -EINVAL for a missing required callback or bad name or port
- * data, -ENFILE if the name is taken, -EEXIST if @device is already
- * registered, -ENOMEM, or the provider's error.
+ * Return: 0; -EINVAL for a missing required callback, a bad name or port
+ * data, or a device that was unregistered before; -ENFILE if the name is
+ * taken, -EEXIST if @device is registered or registering already,
+ * -ENODEV if it was asked to go away, -ENOMEM, or the provider's error.
  */
 int ib_register_device(struct ib_device *device, const char *name,
 		       struct device *dma_device)
 {
-	int ret;
+	int ret = name ? ib_check_required_ops(device) : -EINVAL;
 
-	if (!name)
-		return -EINVAL;
-	if (refcount_read(&device->refcount))
-		return -EEXIST;
-	ret = ib_check_required_ops(device);
-	if (ret)
-		return ret;
-
-	ret = ib_assign_name(device, name);
+	if (!ret)
+		ret = ib_start_joining(device);
 	if (ret)
 		return ret;
 
 	WARN_ON(dma_device && !dma_device->dma_parms);
 	device->dma_device = dma_device;
 	device->kverbs_provider = true;
-
-	ret = ib_setup_ports(device);
-	if (ret) {
-		ibdev_warn(device, "could not read the port properties: %d\n",
-			   ret);
-		goto err_unlist;
-	}
-	ret = ib_query_device_attrs(device);
-	if (ret) {
-		ibdev_warn(device, "could not query the device: %d\n", ret);
-		goto err_unlist;
-	}
-	ret = rdma_restrack_init(device);
+	ret = ib_assign_name(device, name);
 	if (ret)
-		goto err_unlist;
-	ret = ib_cache_setup_one(device);
-	if (ret) {
-		ibdev_warn(device, "could not set up the GID/P_Key cache: %d\n",
-			   ret);
-		goto err_restrack;
+		goto back_to_fresh;
+	ret = ib_do_steps(device);
+	if (!ret && !ib_publish(device)) {
+		ibdev_dbg(device, "asked to go away before it was published\n");
+		ib_undo_steps(device, ARRAY_SIZE(ib_reg_steps));
+		ret = -ENODEV;
 	}
-	ret = rdma_counters_init(device);
-	if (ret)
-		goto err_cache;
-	ret = ib_setup_device_attrs(device);
-	if (ret)
-		goto err_counters;
-
-	/* The ADD uevent waits until the ports are in sysfs too. */
-	dev_set_uevent_suppress(&device->dev, true);
-	ret = device_add(&device->dev);
-	if (ret)
-		goto err_uevent;
-	ret = ib_setup_port_attrs(&device->coredev);
 	if (ret) {
-		ibdev_warn(device, "could not create the port sysfs: %d\n", ret);
-		goto err_del;
-	}
-	if (device->ops.enable_driver) {
-		ret = device->ops.enable_driver(device);
-		if (ret)
-			goto err_ports;
+		/* Nothing saw the tables: free them now, so a retry starts clean. */
+		ib_cache_release_one(device);
+		ib_unlist_device(device);
+		goto back_to_fresh;
 	}
 
-	ib_publish_device(device);
+	wake_up_all(&ib_life_wait);
 	dev_set_uevent_suppress(&device->dev, false);
 	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
 	ib_rescan_roce(device);
 	nldev_notify_event(device, 0, RDMA_REGISTER_EVENT);
-
 	/* Last touch: a racing unregistration may free the device now. */
 	ib_device_put(device);
 	return 0;
 
-err_ports:
-	ib_free_port_attrs(&device->coredev);
-err_del:
-	device_del(&device->dev);
-err_uevent:
-	dev_set_uevent_suppress(&device->dev, false);
-err_counters:
-	rdma_counters_release(device);
-err_cache:
-	ib_cache_cleanup_one(device);
-	/* Nothing saw the tables: free them now, so a retry starts clean. */
-	ib_cache_release_one(device);
-err_restrack:
-	rdma_restrack_clean(device);
-err_unlist:
-	ib_unlist_device(device);
+back_to_fresh:
+	ib_set_life(device, IB_LIFE_FRESH);
 	return ret;
 }
 EXPORT_SYMBOL(ib_register_device);
 
+/* ---- unregistration ---------------------------------------------------------- */
+
 /*
- * Unregister @device if it still is registered.  The caller holds a
- * get_device() reference.  Returns with the device unregistered even if
- * another thread did the work.
+ * The teardown of a device this thread moved from LIVE to LEAVING, in the
+ * order given at the top of this file.
  */
-static void __ib_unregister_device(struct ib_device *device)
+static void ib_teardown_live(struct ib_device *device)
 {
-	u32 id;
+	u32 id = READ_ONCE(ib_clients_end);
 
-	mutex_lock(&device->unregistration_lock);
-	if (!refcount_read(&device->refcount)) {
-		mutex_unlock(&device->unregistration_lock);
-		return;
-	}
-
-	/* 1. No new lookup or client walk finds the device. */
 	nldev_notify_event(device, 0, RDMA_UNREGISTER_EVENT);
 	down_write(&ib_devices_rwsem);
 	xa_clear_mark(&ib_devices, device->index, DEVICE_REGISTERED);
 	up_write(&ib_devices_rwsem);
 
-	/* 2. Drop the registration reference and wait for every holder. */
 	ib_device_put(device);
-	wait_for_completion(&device->unreg_completion);
-
-	/* 3. Clients, newest first. */
-	down_read(&ib_clients_rwsem);
-	id = ib_clients_end;
-	up_read(&ib_clients_rwsem);
-	while (id--)
-		ib_client_detach(device, id);
-
-	/* 4. What the clients returned, then the rest in reverse. */
-	ib_cq_pool_cleanup(device);
-	ib_free_netdevs(device);
-	ib_teardown_device(device);
+	wait_for_completion(&device->refs_gone);
 
 	/*
-	 * Free under the lock: a concurrent caller (ib_unregister_driver()
-	 * at module unload) must not return before dealloc_driver() ran.
-	 * Every caller holds get_device(), so the lock outlives the free.
+	 * Clients, newest first.  None attaches any more: the device is not
+	 * marked, and its own walk is over.
 	 */
+	while (id--)
+		ib_client_detach(device, id);
+	ib_cq_pool_cleanup(device);
+	ib_free_netdevs(device);
+	ib_undo_steps(device, ARRAY_SIZE(ib_reg_steps));
 	if (device->ops.dealloc_driver)
 		ib_dealloc_device(device);
-	mutex_unlock(&device->unregistration_lock);
+}
+
+/*
+ * Unregister @device, or wait for whoever is doing it.  Returns once the
+ * device is not registered and, when its provider has dealloc_driver(),
+ * has been freed by the core.  A registration still running is doomed
+ * (it fails with -ENODEV) and waited for.  @drop_ref: the caller hands
+ * over a registration reference of its own, dropped here.  The caller
+ * guarantees the device's memory on entry; this holds it until the end.
+ */
+static void ib_retire(struct ib_device *device, bool drop_ref)
+{
+	enum ib_life seen;
+
+	get_device(&device->dev);
+	if (drop_ref)
+		ib_device_put(device);
+	do {
+		spin_lock_irq(&device->life_lock);
+		seen = device->life;
+		if (seen == IB_LIFE_LIVE)
+			WRITE_ONCE(device->life, IB_LIFE_LEAVING);
+		else if (seen == IB_LIFE_JOINING)
+			device->doomed = true;
+		spin_unlock_irq(&device->life_lock);
+
+		if (seen == IB_LIFE_LIVE) {
+			ib_teardown_live(device);
+			ib_set_life(device, IB_LIFE_GONE);
+		} else if (seen == IB_LIFE_JOINING || seen == IB_LIFE_LEAVING) {
+			wait_event(ib_life_wait,
+				   READ_ONCE(device->life) != seen);
+		}
+	} while (seen == IB_LIFE_JOINING);
+	put_device(&device->dev);
 }
 
 /**
@@ -2032,16 +2284,15 @@ static void __ib_unregister_device(struct ib_device *device)
  * for.  If the provider has dealloc_driver(), the device is also freed by
  * the time this returns; otherwise the provider frees it with
  * ib_dealloc_device().  Concurrent calls are allowed: all return once the
- * device is unregistered.
+ * device is unregistered.  A registration of @device still in progress
+ * fails and is waited for; a device never registered is left as it is.
  *
  * Context: process context; sleeps.  Must not hold RTNL or locks a client
  * callback could take.
  */
 void ib_unregister_device(struct ib_device *device)
 {
-	get_device(&device->dev);
-	__ib_unregister_device(device);
-	put_device(&device->dev);
+	ib_retire(device, false);
 }
 EXPORT_SYMBOL(ib_unregister_device);
 
@@ -2058,12 +2309,76 @@ EXPORT_SYMBOL(ib_unregister_device);
 void ib_unregister_device_and_put(struct ib_device *device)
 {
 	WARN_ON(!device->ops.dealloc_driver);
-	get_device(&device->dev);
-	ib_device_put(device);
-	__ib_unregister_device(device);
-	put_device(&device->dev);
+	ib_retire(device, true);
 }
 EXPORT_SYMBOL(ib_unregister_device_and_put);
+
+static void ib_retire_work(struct work_struct *work)
+{
+	struct ib_device *device =
+		container_of(work, struct ib_device, retire_work);
+
+	ib_retire(device, false);
+	/* The reference ib_unregister_device_queued() took for the work. */
+	put_device(&device->dev);
+}
+
+/**
+ * ib_unregister_device_queued - unregister a device from a work item
+ * @ib_dev: the device; its provider must have dealloc_driver()
+ *
+ * For callers that hold locks unregistration must not run under (RTNL in
+ * a netdev notifier, for instance).  A registered device is unregistered
+ * by a work item holding its own reference on it, once however often this
+ * is called.  A device that is not registered yet, or whose registration
+ * is running, is marked instead: its registration fails with -ENODEV.  A
+ * device already unregistering or unregistered is left alone.  Providers
+ * call ib_unregister_driver() before unloading to wait for queued
+ * unregistrations.  The caller keeps @ib_dev's memory alive for the call.
+ *
+ * Context: any context that may queue work.
+ */
+void ib_unregister_device_queued(struct ib_device *ib_dev)
+{
+	unsigned long flags;
+	bool queue;
+
+	WARN_ON(!ib_dev->ops.dealloc_driver);
+	spin_lock_irqsave(&ib_dev->life_lock, flags);
+	queue = ib_dev->life == IB_LIFE_LIVE && !ib_dev->doomed;
+	if (queue)
+		get_device(&ib_dev->dev);
+	if (ib_dev->life == IB_LIFE_FRESH || ib_dev->life == IB_LIFE_JOINING ||
+	    ib_dev->life == IB_LIFE_LIVE)
+		ib_dev->doomed = true;
+	spin_unlock_irqrestore(&ib_dev->life_lock, flags);
+
+	if (queue)
+		queue_work(ib_unreg_wq, &ib_dev->retire_work);
+	else
+		ibdev_dbg(ib_dev, "unregistration asked for again, or early\n");
+}
+EXPORT_SYMBOL(ib_unregister_device_queued);
+
+/*
+ * The next listed device of @driver_id at *@index or beyond, with a
+ * get_device() reference; *@index is left at it.  NULL when none is left.
+ */
+static struct ib_device *ib_hold_driver_device(enum rdma_driver_id driver_id,
+					       unsigned long *index)
+{
+	struct ib_device *dev;
+
+	/* Under the registry lock: no device leaves the list meanwhile. */
+	down_read(&ib_devices_rwsem);
+	dev = xa_find(&ib_devices, index, ULONG_MAX, XA_PRESENT);
+	while (dev && dev->ops.driver_id != driver_id)
+		dev = xa_find_after(&ib_devices, index, ULONG_MAX, XA_PRESENT);
+	if (dev)
+		get_device(&dev->dev);
+	up_read(&ib_devices_rwsem);
+	return dev;
+}
 
 /**
  * ib_unregister_driver - unregister every device of a provider
@@ -2080,52 +2395,14 @@ void ib_unregister_driver(enum rdma_driver_id driver_id)
 	struct ib_device *device;
 	unsigned long index;
 
-	down_read(&ib_devices_rwsem);
-	xa_for_each(&ib_devices, index, device) {
-		if (device->ops.driver_id != driver_id)
-			continue;
-		get_device(&device->dev);
-		up_read(&ib_devices_rwsem);
-
+	for (index = 0; (device = ib_hold_driver_device(driver_id, &index));
+	     index++) {
 		WARN_ON(!device->ops.dealloc_driver);
-		__ib_unregister_device(device);
-
+		ib_retire(device, false);
 		put_device(&device->dev);
-		down_read(&ib_devices_rwsem);
 	}
-	up_read(&ib_devices_rwsem);
 }
 EXPORT_SYMBOL(ib_unregister_driver);
-
-static void ib_unregister_work(struct work_struct *work)
-{
-	struct ib_device *device =
-		container_of(work, struct ib_device, unregistration_work);
-
-	__ib_unregister_device(device);
-	put_device(&device->dev);
-}
-
-/**
- * ib_unregister_device_queued - unregister a device from a work item
- * @ib_dev: the device; its provider must have dealloc_driver()
- *
- * For callers that hold locks unregistration must not run under (RTNL in
- * a netdev notifier, for instance).  The work holds its own reference on
- * the device.  Providers call ib_unregister_driver() before unloading to
- * wait for queued unregistrations.
- *
- * Context: any context that may queue work.
- */
-void ib_unregister_device_queued(struct ib_device *ib_dev)
-{
-	WARN_ON(!refcount_read(&ib_dev->refcount));
-	WARN_ON(!ib_dev->ops.dealloc_driver);
-	get_device(&ib_dev->dev);
-	if (!queue_work(ib_unreg_wq, &ib_dev->unregistration_work))
-		put_device(&ib_dev->dev);
-}
-EXPORT_SYMBOL(ib_unregister_device_queued);
 
 /* ---- events -------------------------------------------------------------------------- */
 
@@ -2218,34 +2495,45 @@ EXPORT_SYMBOL(ib_dispatch_event);
 
 /* ---- port and device queries ------------------------------------------------------- */
 
-/* iWARP: the link state comes from the netdev under the port. */
+/* iWARP: the port state of a link with @ndev under it. */
+static enum ib_port_state ib_iw_link_state(struct net_device *ndev)
+{
+	const struct in_device *inet;
+	bool addressed;
+
+	if (!netif_carrier_ok(ndev))
+		return IB_PORT_DOWN;
+	rcu_read_lock();
+	inet = __in_dev_get_rcu(ndev);
+	addressed = inet && rcu_access_pointer(inet->ifa_list);
+	rcu_read_unlock();
+	/* Up but without an address, the link is not usable yet. */
+	return addressed ? IB_PORT_ACTIVE : IB_PORT_INIT;
+}
+
+/* iWARP: state and MTU come from the netdev under the port. */
 static int ib_iw_port_state(struct ib_device *device, u32 port_num,
 			    struct ib_port_attr *attr)
 {
 	struct net_device *ndev = ib_device_get_netdev(device, port_num);
-	struct in_device *inet;
 
 	if (!ndev)
 		return -ENODEV;
-
-	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = ib_mtu_int_to_enum(ndev->mtu);
-	if (!netif_carrier_ok(ndev)) {
-		attr->state = IB_PORT_DOWN;
+	attr->state = ib_iw_link_state(ndev);
+	switch (attr->state) {
+	case IB_PORT_ACTIVE:
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+		break;
+	case IB_PORT_INIT:
+		attr->phys_state =
+			IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING;
+		break;
+	default:
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
-	} else {
-		rcu_read_lock();
-		inet = __in_dev_get_rcu(ndev);
-		if (inet && rcu_access_pointer(inet->ifa_list)) {
-			attr->state = IB_PORT_ACTIVE;
-			attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-		} else {
-			attr->state = IB_PORT_INIT;
-			attr->phys_state =
-				IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING;
-		}
-		rcu_read_unlock();
+		break;
 	}
+	attr->active_mtu = ib_mtu_int_to_enum(ndev->mtu);
+	attr->max_mtu = IB_MTU_4096;
 	dev_put(ndev);
 	return 0;
 }
@@ -2421,7 +2709,10 @@ int ib_find_pkey(struct ib_device *device, u32 port_num, u16 pkey,
 }
 EXPORT_SYMBOL(ib_find_pkey);
 
-/* Map an Ethernet speed (Mb/s) and lane count to IB speed and width. */
+/*
+ * IB width and speed closest to an Ethernet link of @mbps Mb/s carried
+ * by @lanes (0: unknown, judged by the total alone).
+ */
 static void ib_eth_to_ib_speed(u32 mbps, u32 lanes, u16 *speed, u8 *width)
 {
 	static const struct {
@@ -2437,63 +2728,67 @@ static void ib_eth_to_ib_speed(u32 mbps, u32 lanes, u16 *speed, u8 *width)
 		{ SPEED_50000,	IB_WIDTH_2X, IB_SPEED_EDR },
 		{ SPEED_100000,	IB_WIDTH_4X, IB_SPEED_EDR },
 		{ SPEED_200000,	IB_WIDTH_4X, IB_SPEED_HDR },
+		{ U32_MAX,	IB_WIDTH_4X, IB_SPEED_NDR },
+	};
+	/* Lane counts with a width of their own; any other is 1X. */
+	static const u8 width_of_lanes[] = {
+		[2] = IB_WIDTH_2X, [4] = IB_WIDTH_4X,
+		[8] = IB_WIDTH_8X, [12] = IB_WIDTH_12X,
+	};
+	/* Exact per-lane rates; any other is SDR. */
+	static const struct {
+		u32 lane_mbps;
+		u16 speed;
+	} by_lane[] = {
+		{ SPEED_5000, IB_SPEED_DDR },	{ SPEED_10000, IB_SPEED_FDR10 },
+		{ SPEED_14000, IB_SPEED_FDR },	{ SPEED_25000, IB_SPEED_EDR },
+		{ SPEED_50000, IB_SPEED_HDR },	{ SPEED_100000, IB_SPEED_NDR },
 	};
 	size_t i;
 
 	if (!lanes) {
-		for (i = 0; i < ARRAY_SIZE(by_total); i++) {
-			if (mbps <= by_total[i].max_mbps) {
-				*width = by_total[i].width;
-				*speed = by_total[i].speed;
-				return;
-			}
-		}
-		*width = IB_WIDTH_4X;
-		*speed = IB_SPEED_NDR;
+		for (i = 0; mbps > by_total[i].max_mbps; i++)
+			;
+		*width = by_total[i].width;
+		*speed = by_total[i].speed;
 		return;
 	}
 
-	switch (lanes) {
-	case 2:
-		*width = IB_WIDTH_2X;
-		break;
-	case 4:
-		*width = IB_WIDTH_4X;
-		break;
-	case 8:
-		*width = IB_WIDTH_8X;
-		break;
-	case 12:
-		*width = IB_WIDTH_12X;
-		break;
-	default:
-		*width = IB_WIDTH_1X;
-		break;
-	}
+	*width = IB_WIDTH_1X;
+	if (lanes < ARRAY_SIZE(width_of_lanes) && width_of_lanes[lanes])
+		*width = width_of_lanes[lanes];
+	*speed = IB_SPEED_SDR;
+	for (i = 0; i < ARRAY_SIZE(by_lane); i++)
+		if (by_lane[i].lane_mbps == mbps / lanes)
+			*speed = by_lane[i].speed;
+}
 
-	switch (mbps / lanes) {
-	case SPEED_5000:
-		*speed = IB_SPEED_DDR;
-		break;
-	case SPEED_10000:
-		*speed = IB_SPEED_FDR10;
-		break;
-	case SPEED_14000:
-		*speed = IB_SPEED_FDR;
-		break;
-	case SPEED_25000:
-		*speed = IB_SPEED_EDR;
-		break;
-	case SPEED_50000:
-		*speed = IB_SPEED_HDR;
-		break;
-	case SPEED_100000:
-		*speed = IB_SPEED_NDR;
-		break;
-	default:
-		*speed = IB_SPEED_SDR;
-		break;
-	}
+/*
+ * The link of @ndev, under RTNL: *@mbps (1 Gb/s when ethtool cannot
+ * tell) and *@lanes (0 if unknown).  -ENODEV once @ndev is unregistering.
+ */
+static int ib_ndev_link(struct net_device *ndev, u32 *mbps, u32 *lanes)
+{
+	struct ethtool_link_ksettings ks = {};
+	bool gone;
+	int err = 0;
+
+	rtnl_lock();
+	gone = READ_ONCE(ndev->reg_state) != NETREG_REGISTERED;
+	if (!gone)
+		err = __ethtool_get_link_ksettings(ndev, &ks);
+	rtnl_unlock();
+	if (gone)
+		return -ENODEV;
+
+	*lanes = ks.lanes;
+	*mbps = SPEED_1000;
+	if (err)
+		netdev_dbg(ndev, "link speed unknown (%d), taking %u Mb/s\n",
+			   err, *mbps);
+	else if (ks.base.speed != (u32)SPEED_UNKNOWN)
+		*mbps = ks.base.speed;
+	return 0;
 }
 
 /**
@@ -2513,37 +2808,21 @@ static void ib_eth_to_ib_speed(u32 mbps, u32 lanes, u16 *speed, u8 *width)
 int ib_get_eth_speed(struct ib_device *dev, u32 port_num, u16 *speed,
 		     u8 *width)
 {
-	struct ethtool_link_ksettings lks = {};
 	struct net_device *ndev;
-	u32 mbps = SPEED_1000;
-	int ret;
+	u32 mbps, lanes;
+	int err;
 
 	if (!rdma_is_port_valid(dev, port_num) ||
 	    rdma_port_get_link_layer(dev, port_num) != IB_LINK_LAYER_ETHERNET)
 		return -EINVAL;
-
 	ndev = ib_device_get_netdev(dev, port_num);
 	if (!ndev)
 		return -ENODEV;
-
-	rtnl_lock();
-	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED) {
-		rtnl_unlock();
-		dev_put(ndev);
-		return -ENODEV;
-	}
-	ret = __ethtool_get_link_ksettings(ndev, &lks);
-	rtnl_unlock();
-
-	if (!ret && lks.base.speed != (u32)SPEED_UNKNOWN)
-		mbps = lks.base.speed;
-	else if (ret)
-		ibdev_dbg(dev, "%s: link speed unknown, assuming %u Mb/s\n",
-			  ndev->name, mbps);
+	err = ib_ndev_link(ndev, &mbps, &lanes);
 	dev_put(ndev);
-
-	ib_eth_to_ib_speed(mbps, lks.lanes, speed, width);
-	return 0;
+	if (!err)
+		ib_eth_to_ib_speed(mbps, lanes, speed, width);
+	return err;
 }
 EXPORT_SYMBOL(ib_get_eth_speed);
 
@@ -2561,9 +2840,9 @@ EXPORT_SYMBOL(ib_get_eth_speed);
 int ib_set_vf_link_state(struct ib_device *device, int vf, u32 port,
 			 int state)
 {
-	if (!device->ops.set_vf_link_state)
-		return -EOPNOTSUPP;
-	return device->ops.set_vf_link_state(device, vf, port, state);
+	return device->ops.set_vf_link_state ?
+	       device->ops.set_vf_link_state(device, vf, port, state) :
+	       -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(ib_set_vf_link_state);
 
@@ -2579,9 +2858,8 @@ EXPORT_SYMBOL(ib_set_vf_link_state);
 int ib_get_vf_config(struct ib_device *device, int vf, u32 port,
 		     struct ifla_vf_info *info)
 {
-	if (!device->ops.get_vf_config)
-		return -EOPNOTSUPP;
-	return device->ops.get_vf_config(device, vf, port, info);
+	return device->ops.get_vf_config ?
+	       device->ops.get_vf_config(device, vf, port, info) : -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(ib_get_vf_config);
 
@@ -2597,9 +2875,8 @@ EXPORT_SYMBOL(ib_get_vf_config);
 int ib_get_vf_stats(struct ib_device *device, int vf, u32 port,
 		    struct ifla_vf_stats *stats)
 {
-	if (!device->ops.get_vf_stats)
-		return -EOPNOTSUPP;
-	return device->ops.get_vf_stats(device, vf, port, stats);
+	return device->ops.get_vf_stats ?
+	       device->ops.get_vf_stats(device, vf, port, stats) : -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(ib_get_vf_stats);
 
@@ -2617,9 +2894,9 @@ int ib_get_vf_guid(struct ib_device *device, int vf, u32 port,
 		   struct ifla_vf_guid *node_guid,
 		   struct ifla_vf_guid *port_guid)
 {
-	if (!device->ops.get_vf_guid)
-		return -EOPNOTSUPP;
-	return device->ops.get_vf_guid(device, vf, port, node_guid, port_guid);
+	return device->ops.get_vf_guid ?
+	       device->ops.get_vf_guid(device, vf, port, node_guid, port_guid) :
+	       -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(ib_get_vf_guid);
 
@@ -2636,13 +2913,25 @@ EXPORT_SYMBOL(ib_get_vf_guid);
 int ib_set_vf_guid(struct ib_device *device, int vf, u32 port, u64 guid,
 		   int type)
 {
-	if (!device->ops.set_vf_guid)
-		return -EOPNOTSUPP;
-	return device->ops.set_vf_guid(device, vf, port, guid, type);
+	return device->ops.set_vf_guid ?
+	       device->ops.set_vf_guid(device, vf, port, guid, type) :
+	       -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(ib_set_vf_guid);
 
 /* ---- netdevs on top of a device ---------------------------------------------------- */
+
+/* The provider's sizes and set-up for a netdev of @type on @port_num. */
+static int ib_netdev_params(struct ib_device *device, u32 port_num,
+			    enum rdma_netdev_t type,
+			    struct rdma_netdev_alloc_params *params)
+{
+	*params = (struct rdma_netdev_alloc_params){};
+	if (!device->ops.rdma_netdev_get_params)
+		return -EOPNOTSUPP;
+	return device->ops.rdma_netdev_get_params(device, port_num, type,
+						  params);
+}
 
 /**
  * rdma_alloc_netdev - allocate a netdev the provider accelerates
@@ -2665,20 +2954,16 @@ struct net_device *rdma_alloc_netdev(struct ib_device *device, u32 port_num,
 				     unsigned char name_assign_type,
 				     void (*setup)(struct net_device *dev))
 {
-	struct rdma_netdev_alloc_params params = {};
-	struct net_device *ndev;
-	int ret;
+	struct rdma_netdev_alloc_params p;
+	struct net_device *ndev = NULL;
+	int err = ib_netdev_params(device, port_num, type, &p);
 
-	if (!device->ops.rdma_netdev_get_params)
-		return ERR_PTR(-EOPNOTSUPP);
-	ret = device->ops.rdma_netdev_get_params(device, port_num, type,
-						 &params);
-	if (ret)
-		return ERR_PTR(ret);
-
-	ndev = alloc_netdev_mqs(params.sizeof_priv, name, name_assign_type,
-				setup, params.txqs, params.rxqs);
-	return ndev ? ndev : ERR_PTR(-ENOMEM);
+	if (!err)
+		ndev = alloc_netdev_mqs(p.sizeof_priv, name, name_assign_type,
+					setup, p.txqs, p.rxqs);
+	if (!err && !ndev)
+		err = -ENOMEM;
+	return err ? ERR_PTR(err) : ndev;
 }
 EXPORT_SYMBOL(rdma_alloc_netdev);
 
@@ -2702,19 +2987,14 @@ int rdma_init_netdev(struct ib_device *device, u32 port_num,
 		     void (*setup)(struct net_device *dev),
 		     struct net_device *netdev)
 {
-	struct rdma_netdev_alloc_params params = {};
-	int ret;
+	struct rdma_netdev_alloc_params p;
+	int err = ib_netdev_params(device, port_num, type, &p);
 
-	if (!device->ops.rdma_netdev_get_params)
-		return -EOPNOTSUPP;
-	ret = device->ops.rdma_netdev_get_params(device, port_num, type,
-						 &params);
-	if (ret)
-		return ret;
-	if (!params.initialize_rdma_netdev)
-		return -EOPNOTSUPP;
-	return params.initialize_rdma_netdev(device, port_num, netdev,
-					     params.param);
+	if (err)
+		return err;
+	return p.initialize_rdma_netdev ?
+	       p.initialize_rdma_netdev(device, port_num, netdev, p.param) :
+	       -EOPNOTSUPP;
 }
 EXPORT_SYMBOL(rdma_init_netdev);
 
@@ -2734,11 +3014,11 @@ EXPORT_SYMBOL(rdma_init_netdev);
 int ib_dma_virt_map_sg(struct ib_device *dev, struct scatterlist *sg,
 		       int nents)
 {
-	struct scatterlist *s;
-	int i;
+	struct scatterlist *s = sg;
+	int left = nents;
 
-	for_each_sg(sg, s, nents, i) {
-		sg_dma_address(s) = (uintptr_t)sg_virt(s);
+	for (; left > 0; left--, s = sg_next(s)) {
+		s->dma_address = (uintptr_t)sg_virt(s);
 		sg_dma_len(s) = s->length;
 	}
 	return nents;
@@ -2750,20 +3030,20 @@ EXPORT_SYMBOL(ib_dma_virt_map_sg);
 
 static void ib_core_destroy_wqs(void)
 {
-	if (ib_unreg_wq)
-		destroy_workqueue(ib_unreg_wq);
-	if (ib_comp_unbound_wq)
-		destroy_workqueue(ib_comp_unbound_wq);
-	if (ib_comp_wq)
-		destroy_workqueue(ib_comp_wq);
-	if (ib_wq)
-		destroy_workqueue(ib_wq);
+	struct workqueue_struct **wqs[] = {
+		&ib_unreg_wq, &ib_comp_unbound_wq, &ib_comp_wq, &ib_wq,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(wqs); i++) {
+		if (*wqs[i])
+			destroy_workqueue(*wqs[i]);
+		*wqs[i] = NULL;
+	}
 }
 
-static int __init ib_core_init(void)
+static int ib_core_alloc_wqs(void)
 {
-	int ret = -ENOMEM;
-
 	ib_wq = alloc_ordered_workqueue("infiniband", WQ_MEM_RECLAIM);
 	ib_comp_wq = alloc_workqueue("ib-comp-wq",
 				     WQ_HIGHPRI | WQ_MEM_RECLAIM | WQ_SYSFS, 0);
@@ -2773,78 +3053,102 @@ static int __init ib_core_init(void)
 					     WQ_MAX_ACTIVE);
 	ib_unreg_wq = alloc_workqueue("ib-unreg-wq", WQ_UNBOUND,
 				      WQ_UNBOUND_MAX_ACTIVE);
-	if (!ib_wq || !ib_comp_wq || !ib_comp_unbound_wq || !ib_unreg_wq)
-		goto err_wq;
-
-	ret = class_register(&ib_class);
-	if (ret) {
-		pr_warn("ib_core: cannot register the infiniband class\n");
-		goto err_wq;
-	}
-	ret = register_pernet_subsys(&ib_netns_ops);
-	if (ret)
-		goto err_class;
-	ret = register_netdevice_notifier(&ib_netdev_nb);
-	if (ret)
-		goto err_pernet;
-	ret = addr_init();
-	if (ret) {
-		pr_warn("ib_core: address resolution init failed: %d\n", ret);
-		goto err_notifier;
-	}
-	ret = ib_cache_setup();
-	if (ret) {
-		pr_warn("ib_core: cache init failed: %d\n", ret);
-		goto err_addr;
-	}
-	ret = roce_gid_mgmt_init();
-	if (ret) {
-		pr_warn("ib_core: RoCE GID management init failed: %d\n", ret);
-		goto err_cache;
-	}
-	ret = rdma_nl_init();
-	if (ret) {
-		pr_warn("ib_core: RDMA netlink init failed: %d\n", ret);
-		goto err_roce;
-	}
-	nldev_init();
-	return 0;
-
-err_roce:
-	roce_gid_mgmt_cleanup();
-err_cache:
-	ib_cache_cleanup();
-err_addr:
-	addr_cleanup();
-err_notifier:
-	unregister_netdevice_notifier(&ib_netdev_nb);
-err_pernet:
-	unregister_pernet_subsys(&ib_netns_ops);
-err_class:
-	class_unregister(&ib_class);
-err_wq:
+	if (ib_wq && ib_comp_wq && ib_comp_unbound_wq && ib_unreg_wq)
+		return 0;
 	ib_core_destroy_wqs();
-	return ret;
+	return -ENOMEM;
+}
+
+/*
+ * Queued events and unregistrations hold device references; at unload
+ * they finish while everything they may touch is still set up.
+ */
+static void ib_core_drain_work(void)
+{
+	flush_workqueue(ib_unreg_wq);
+	flush_workqueue(ib_wq);
+}
+
+static int ib_core_class_up(void)
+{
+	return class_register(&ib_class);
+}
+
+static void ib_core_class_down(void)
+{
+	class_unregister(&ib_class);
+}
+
+static int ib_core_netns_up(void)
+{
+	return register_pernet_subsys(&ib_netns_ops);
+}
+
+static void ib_core_netns_down(void)
+{
+	unregister_pernet_subsys(&ib_netns_ops);
+}
+
+static int ib_core_notifier_up(void)
+{
+	return register_netdevice_notifier(&ib_netdev_nb);
+}
+
+static void ib_core_notifier_down(void)
+{
+	unregister_netdevice_notifier(&ib_netdev_nb);
+}
+
+/*
+ * The parts of ib_core, brought up in this order at load and down in the
+ * reverse one at unload (or when a later part fails to come up).  The
+ * RDMA netlink parts come last: no request reaches a half-built core, and
+ * none arrives once unloading started.
+ */
+static const struct ib_core_part {
+	const char *what;
+	int (*up)(void);	/* NULL: nothing to do at load */
+	void (*down)(void);
+} ib_core_parts[] = {
+	{ "the work queues",		ib_core_alloc_wqs,	ib_core_destroy_wqs },
+	{ "the infiniband class",	ib_core_class_up,	ib_core_class_down },
+	{ "the namespace hooks",	ib_core_netns_up,	ib_core_netns_down },
+	{ "the netdev notifier",	ib_core_notifier_up,	ib_core_notifier_down },
+	{ "address resolution",		addr_init,		addr_cleanup },
+	{ "the cache",			ib_cache_setup,		ib_cache_cleanup },
+	{ "RoCE GID management",	roce_gid_mgmt_init,	roce_gid_mgmt_cleanup },
+	{ "pending work",		NULL,			ib_core_drain_work },
+	{ "RDMA netlink",		rdma_nl_init,		rdma_nl_exit },
+	{ "nldev",			nldev_init,		nldev_exit },
+};
+
+/* Take down the first @n parts, last first. */
+static void ib_core_down(size_t n)
+{
+	while (n--)
+		ib_core_parts[n].down();
+}
+
+static int __init ib_core_init(void)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(ib_core_parts); i++) {
+		ret = ib_core_parts[i].up ? ib_core_parts[i].up() : 0;
+		if (ret) {
+			pr_warn("ib_core: could not set up %s: %d\n",
+				ib_core_parts[i].what, ret);
+			ib_core_down(i);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static void __exit ib_core_exit(void)
 {
-	/* No new netlink request from here on. */
-	nldev_exit();
-	rdma_nl_exit();
-	/*
-	 * Queued events and unregistrations hold device references; let
-	 * them finish while everything they may touch is still set up.
-	 */
-	flush_workqueue(ib_unreg_wq);
-	flush_workqueue(ib_wq);
-	roce_gid_mgmt_cleanup();
-	ib_cache_cleanup();
-	addr_cleanup();
-	unregister_netdevice_notifier(&ib_netdev_nb);
-	unregister_pernet_subsys(&ib_netns_ops);
-	class_unregister(&ib_class);
-	ib_core_destroy_wqs();
+	ib_core_down(ARRAY_SIZE(ib_core_parts));
 	/* Providers unregister and free their devices before we can go. */
 	WARN_ON(!xa_empty(&ib_devices));
 	WARN_ON(!xa_empty(&ib_clients));

@@ -8,6 +8,7 @@
  * Every case creates what it needs and removes it again, so the module
  * unloads cleanly whatever the outcome.
  */
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/fs.h>
 #include <linux/ip.h>
@@ -419,6 +420,158 @@ out:
 	rdma_mock_destroy(b);
 	rdma_mock_destroy(a);
 	cl_reset();
+}
+
+/* ---- a client whose add() takes its time ----------------------------- */
+
+/*
+ * Work run on system_unbound_wq; its completion is completed for good, so
+ * that it may be waited for more than once.
+ */
+struct ct_async {
+	struct work_struct work;
+	struct completion done;
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+};
+
+static void ct_async_fn(struct work_struct *work)
+{
+	struct ct_async *a = container_of(work, struct ct_async, work);
+
+	a->ret = a->fn(a->arg);
+	complete_all(&a->done);
+}
+
+static void ct_async_start(struct ct_async *a, int (*fn)(void *arg),
+			   void *arg)
+{
+	INIT_WORK(&a->work, ct_async_fn);
+	init_completion(&a->done);
+	a->fn = fn;
+	a->arg = arg;
+	queue_work(system_unbound_wq, &a->work);
+}
+
+/*
+ * cl_slow's add() sleeps on @hold until @go (or CT_WAIT_MS * 3), and
+ * counts its calls for @hold and for @late; other devices it declines.
+ */
+static struct {
+	struct ib_device *hold;
+	struct ib_device *late;
+	struct completion entered;
+	struct completion go;
+	atomic_t adds_hold;
+	atomic_t adds_late;
+} slow;
+
+static int cl_slow_add(struct ib_device *dev)
+{
+	if (dev == slow.hold) {
+		atomic_inc(&slow.adds_hold);
+		complete(&slow.entered);
+		wait_for_completion_timeout(&slow.go,
+					    msecs_to_jiffies(3 * CT_WAIT_MS));
+		return 0;
+	}
+	if (dev == slow.late) {
+		atomic_inc(&slow.adds_late);
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static void cl_slow_remove(struct ib_device *dev, void *data)
+{
+}
+
+static struct ib_client cl_slow = {
+	.name = "rdma_core_test_slow",
+	.add = cl_slow_add,
+	.remove = cl_slow_remove,
+};
+
+static int slow_register_client(void *arg)
+{
+	return ib_register_client(&cl_slow);
+}
+
+/* 1 if the device called @arg is found by name, else 0. */
+static int slow_lookup(void *arg)
+{
+	struct ib_device *got = ib_device_get_by_name(arg, RDMA_DRIVER_UNKNOWN);
+
+	if (!got)
+		return 0;
+	ib_device_put(got);
+	return 1;
+}
+
+static int slow_register_late(void *arg)
+{
+	return rdma_mock_register(arg, "mock%d");
+}
+
+/*
+ * While a client's add() sleeps inside ib_register_client(), readers of
+ * the device registry (a lookup by name, as every netlink request makes)
+ * go on; a device registered meanwhile gets the client's add() exactly
+ * once, after the client's own walk.
+ */
+static void clients_slow_add(struct rdma_ktap_ctx *ctx)
+{
+	struct ct_async reg, look, reg_late;
+	struct rdma_mock_dev *a, *late;
+	char name[IB_DEVICE_NAME_MAX];
+
+	a = rdma_mock_create(NULL, NULL);
+	late = rdma_mock_alloc(NULL, NULL);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(a) && !IS_ERR(late),
+			    "creating the mock devices failed")) {
+		if (!IS_ERR(late))
+			rdma_mock_free(late);
+		rdma_mock_destroy(a);
+		return;
+	}
+	strscpy(name, a->ibdev.name, sizeof(name));
+	slow.hold = &a->ibdev;
+	slow.late = &late->ibdev;
+	init_completion(&slow.entered);
+	init_completion(&slow.go);
+	atomic_set(&slow.adds_hold, 0);
+	atomic_set(&slow.adds_late, 0);
+
+	ct_async_start(&reg, slow_register_client, NULL);
+	RDMA_KT_EXPECT(ctx, wait_for_completion_timeout(&slow.entered,
+							msecs_to_jiffies(CT_WAIT_MS)),
+		       "the client's add() for %s never ran", name);
+	ct_async_start(&look, slow_lookup, name);
+	RDMA_KT_EXPECT(ctx, wait_for_completion_timeout(&look.done,
+							msecs_to_jiffies(CT_WAIT_MS)),
+		       "looking %s up by name waited for a client's add()",
+		       name);
+	ct_async_start(&reg_late, slow_register_late, late);
+	/* Let the registration get as far as it can while add() sleeps. */
+	msleep(100);
+	RDMA_KT_EQ(ctx, atomic_read(&slow.adds_late), 0);
+	complete_all(&slow.go);
+
+	wait_for_completion(&reg.done);
+	wait_for_completion(&look.done);
+	wait_for_completion(&reg_late.done);
+	RDMA_KT_EQ(ctx, reg.ret, 0);
+	RDMA_KT_EQ(ctx, look.ret, 1);
+	RDMA_KT_EQ(ctx, reg_late.ret, 0);
+	RDMA_KT_EQ(ctx, atomic_read(&slow.adds_hold), 1);
+	RDMA_KT_EQ(ctx, atomic_read(&slow.adds_late), 1);
+	if (!reg.ret)
+		ib_unregister_client(&cl_slow);
+	rdma_mock_destroy(late);
+	rdma_mock_destroy(a);
+	slow.hold = NULL;
+	slow.late = NULL;
 }
 
 static void dev_rename(struct rdma_ktap_ctx *ctx)
@@ -1715,6 +1868,7 @@ static const struct rdma_ktap_case core_cases[] = {
 	{ "dev_register_names", dev_register_names },
 	{ "dev_rename", dev_rename },
 	{ "clients_add_remove", clients_add_remove },
+	{ "clients_slow_add", clients_slow_add },
 	{ "dev_unregister_waits_for_refs", dev_unregister_waits_for_refs },
 	{ "dev_unregister_with_objects", dev_unregister_with_objects },
 	{ "dev_netdev_unregister", dev_netdev_unregister },
