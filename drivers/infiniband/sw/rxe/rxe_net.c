@@ -273,10 +273,13 @@ struct rxe_dev_entry {
  * @rxe: the device, registered or about to be
  * @ndev: its netdev
  *
- * Also takes the device's use of its namespace's sockets.
+ * Also takes the device's use of its namespace's sockets.  From here on
+ * a NETDEV_UNREGISTER of @ndev unregisters the device, or, while it is
+ * still registering, makes its registration fail; a netdev already past
+ * that point is refused.
  *
- * Return: 0, -EEXIST if @ndev already has an rxe device, -ENOMEM or the
- * socket error.
+ * Return: 0, -ENODEV if @ndev is unregistering, -EEXIST if @ndev already
+ * has an rxe device, -ENOMEM or the socket error.
  */
 int rxe_dev_track(struct rxe_dev *rxe, struct net_device *ndev)
 {
@@ -289,23 +292,28 @@ int rxe_dev_track(struct rxe_dev *rxe, struct net_device *ndev)
 	n->rxe = rxe;
 	n->ndev = ndev;
 	mutex_lock(&rxe_dev_mutex);
+	/*
+	 * The state changes before NETDEV_UNREGISTER is sent, and the
+	 * notifier takes rxe_dev_mutex: either it finds this entry, or we
+	 * see the netdev going.
+	 */
+	ret = READ_ONCE(ndev->reg_state) == NETREG_REGISTERED ? 0 : -ENODEV;
 	list_for_each_entry(e, &rxe_dev_list, link) {
-		if (e->ndev == ndev) {
-			mutex_unlock(&rxe_dev_mutex);
-			kfree(n);
-			return -EEXIST;
-		}
+		if (!ret && e->ndev == ndev)
+			ret = -EEXIST;
 	}
-	ret = rxe_net_get(rxe->net);
-	if (ret) {
-		mutex_unlock(&rxe_dev_mutex);
-		kfree(n);
-		return ret;
+	if (!ret)
+		ret = rxe_net_get(rxe->net);
+	if (!ret) {
+		n->net_held = true;
+		list_add(&n->link, &rxe_dev_list);
 	}
-	n->net_held = true;
-	list_add(&n->link, &rxe_dev_list);
 	mutex_unlock(&rxe_dev_mutex);
-	return 0;
+	if (ret) {
+		pr_debug("rdma_rxe: %s: not tracked: %d\n", ndev->name, ret);
+		kfree(n);
+	}
+	return ret;
 }
 
 /**
@@ -340,6 +348,7 @@ static void rxe_ndev_unregister(struct rxe_dev_entry *e)
 		e->net_held = false;
 		rxe_net_put(rxe->net);
 	}
+	/* A device still registering fails its registration instead. */
 	ib_unregister_device_queued(&rxe->ib_dev);
 }
 
