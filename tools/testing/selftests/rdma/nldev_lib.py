@@ -263,9 +263,8 @@ class Reply:
 
 
 class NlSock:
-    def __init__(self, groups=0, timeout=10.0):
-        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
-                               NETLINK_RDMA)
+    def __init__(self, groups=0, timeout=10.0, proto=NETLINK_RDMA):
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
         self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
         for opt in (NETLINK_EXT_ACK, NETLINK_CAP_ACK):
             try:

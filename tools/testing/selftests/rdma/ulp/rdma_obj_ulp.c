@@ -4,8 +4,10 @@
  * something to list: on the device named by @ibdev it allocates a PD, a
  * CQ, a UD QP moved to RTS, and a fast-registration MR, posts @recvs
  * receive work requests (without buffers) and keeps all of it until the
- * module is unloaded or the device goes away.  Written against the
- * upstream verbs API only, so it builds and runs on both stacks.
+ * module is unloaded or the device goes away.  Given @ah_dgid and
+ * @ah_dmac it also holds an address handle towards them, from the port's
+ * first RoCE v2 GID of the same family.  Written against the upstream
+ * verbs API only, so it builds and runs on both stacks.
  *
  * The QP number and MR lkey are readable in
  * /sys/module/rdma_obj_ulp/parameters/{qpn,lkey} once the objects exist.
@@ -16,12 +18,20 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
+#include "rdma_ulp_util.h"
+
 static char *ibdev;
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "RDMA device to hold the objects on (required)");
 static uint recvs = 4;
 module_param(recvs, uint, 0444);
 MODULE_PARM_DESC(recvs, "receive work requests to post (at most 16)");
+static char *ah_dgid;
+module_param(ah_dgid, charp, 0444);
+MODULE_PARM_DESC(ah_dgid, "IPv4 or IPv6 address to hold an address handle to");
+static char *ah_dmac;
+module_param(ah_dmac, charp, 0444);
+MODULE_PARM_DESC(ah_dmac, "MAC address of the address handle (with ah_dgid)");
 static uint qpn;
 module_param(qpn, uint, 0444);
 MODULE_PARM_DESC(qpn, "read-only: number of the UD QP");
@@ -40,6 +50,7 @@ struct obj_set {
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
 	struct ib_mr		*mr;
+	struct ib_ah		*ah;
 };
 
 /* The one object set, or NULL, and the error of its creation; obj_lock. */
@@ -49,6 +60,8 @@ static int obj_err = -ENODEV;
 
 static void obj_free(struct obj_set *o)
 {
+	if (o->ah)
+		rdma_destroy_ah(o->ah, 0);
 	if (o->mr)
 		ib_dereg_mr(o->mr);
 	if (o->qp)
@@ -81,6 +94,32 @@ static int obj_qp_to_rts(struct ib_qp *qp, u32 port)
 	qa.qp_state = IB_QPS_RTS;
 	qa.sq_psn = 0;
 	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* The address handle towards @ah_dgid / @ah_dmac. */
+static int obj_create_ah(struct obj_set *o, u32 port)
+{
+	struct rdma_ah_attr attr;
+	union ib_gid dgid;
+	u8 dmac[ETH_ALEN];
+	int sgid_index;
+	bool v4;
+
+	if (rdma_ulp_parse_gid(ah_dgid, &dgid, &v4) ||
+	    !ah_dmac || !mac_pton(ah_dmac, dmac))
+		return -EINVAL;
+	sgid_index = rdma_ulp_find_sgid(o->dev, port, v4);
+	if (sgid_index < 0)
+		return -ENODEV;
+	rdma_ulp_roce_ah_attr(o->dev, port, &dgid, sgid_index, dmac, &attr);
+	o->ah = rdma_create_ah(o->pd, &attr, 0);
+	if (IS_ERR(o->ah)) {
+		int ret = PTR_ERR(o->ah);
+
+		o->ah = NULL;
+		return ret;
+	}
+	return 0;
 }
 
 static int obj_create(struct obj_set *o)
@@ -135,7 +174,7 @@ static int obj_create(struct obj_set *o)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return ah_dgid ? obj_create_ah(o, port) : 0;
 }
 
 static int obj_add_one(struct ib_device *dev)
@@ -166,8 +205,8 @@ static int obj_add_one(struct ib_device *dev)
 	qpn = o->qp->qp_num;
 	lkey = o->mr->lkey;
 	obj = o;
-	pr_info("rdma_obj_ulp: holding pd, cq, qp %#x, mr on %s\n", qpn,
-		dev_name(&dev->dev));
+	pr_info("rdma_obj_ulp: holding pd, cq, qp %#x, mr%s on %s\n", qpn,
+		o->ah ? ", ah" : "", dev_name(&dev->dev));
 out:
 	mutex_unlock(&obj_lock);
 	return ret;
