@@ -102,9 +102,10 @@ bool nldev_show_details(struct nlattr **tb)
 /* ---- message builders ------------------------------------------------------ */
 
 /*
- * The builders below return 0 or the -EMSGSIZE of the first attribute that
- * did not fit, and leave what they wrote in place: whoever started the
- * message frees or cancels all of it.
+ * The builders below return 0, -EMSGSIZE for the first attribute that
+ * did not fit, or the error of a query they make; on failure they leave
+ * what they wrote in place: whoever started the message frees or cancels
+ * all of it.
  */
 
 static int nldev_put_u64(struct sk_buff *msg, int attr, u64 value)
@@ -253,37 +254,39 @@ static const struct {
 	{ RDMA_RESTRACK_SRQ, "srq" },
 };
 
-/* RES_GET: a RES_SUMMARY nest of name/count entries. */
+/* One name/count entry of a RES_SUMMARY. */
+static int nldev_put_res_line(struct sk_buff *msg, struct ib_device *device,
+			      unsigned int i, bool details)
+{
+	u64 count = rdma_restrack_count(device, nldev_res_lines[i].type,
+					details);
+	struct nlattr *line;
+
+	line = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY);
+	if (!line ||
+	    nla_put_string(msg, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME,
+			   nldev_res_lines[i].name) ||
+	    nldev_put_u64(msg, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR, count))
+		return -EMSGSIZE;
+	nla_nest_end(msg, line);
+	return 0;
+}
+
+/* RES_GET: the device and a RES_SUMMARY nest with a line per kind. */
 static int nldev_put_res_summary(struct sk_buff *msg, struct ib_device *device,
 				 bool details)
 {
-	struct nlattr *summary, *line;
+	struct nlattr *summary;
 	unsigned int i;
-	int err;
 
-	err = nldev_fill_handle(msg, device);
-	if (err)
-		return err;
+	if (nldev_fill_handle(msg, device))
+		return -EMSGSIZE;
 	summary = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_SUMMARY);
 	if (!summary)
 		return -EMSGSIZE;
-	for (i = 0; i < ARRAY_SIZE(nldev_res_lines); i++) {
-		u64 count = rdma_restrack_count(device, nldev_res_lines[i].type,
-						details);
-
-		line = nla_nest_start_noflag(msg,
-					     RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY);
-		if (!line)
+	for (i = 0; i < ARRAY_SIZE(nldev_res_lines); i++)
+		if (nldev_put_res_line(msg, device, i, details))
 			return -EMSGSIZE;
-		err = nla_put_string(msg,
-				     RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME,
-				     nldev_res_lines[i].name) ?:
-		      nldev_put_u64(msg, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR,
-				    count);
-		if (err)
-			return err;
-		nla_nest_end(msg, line);
-	}
 	nla_nest_end(msg, summary);
 	return 0;
 }
@@ -378,12 +381,12 @@ static int nldev_req_start(struct nldev_req *req, struct sk_buff *skb,
 			   struct nlmsghdr *nlh, struct netlink_ext_ack *extack,
 			   u32 cmd)
 {
-	req->skb = skb;
-	req->nlh = nlh;
-	req->extack = extack;
-	req->cmd = cmd;
-	req->device = NULL;
-	req->reply = NULL;
+	*req = (struct nldev_req){
+		.skb = skb,
+		.nlh = nlh,
+		.extack = extack,
+		.cmd = cmd,
+	};
 	return nldev_parse_request(nlh, cmd, false, req->tb, extack);
 }
 
