@@ -13,36 +13,18 @@
 
 #include "nldev_attr.h"
 
-/*
- * State of a device dump: cb->args[0] holds the next device index to
- * report, and @fill writes one device's message body.  Commands that
- * dump more than one message per device keep their own cursor in
- * cb->args[1..].
- */
-struct nldev_dump_ctx {
-	struct sk_buff *skb;
-	struct netlink_callback *cb;
-	u32 cmd;
-	bool show_details;
-	struct nlattr **tb;
-	int (*fill)(struct sk_buff *msg, struct ib_device *device,
-		    struct nldev_dump_ctx *ctx);
-	int err;
-};
-
 int nldev_fill_handle(struct sk_buff *msg, struct ib_device *device);
 struct ib_device *nldev_get_device(struct sk_buff *skb, struct nlattr **tb,
 				   struct netlink_ext_ack *extack);
+int nldev_get_port(struct ib_device *device, struct nlattr **tb,
+		   struct netlink_ext_ack *extack, u32 *port);
 bool nldev_show_details(struct nlattr **tb);
 struct sk_buff *nldev_new_reply(struct sk_buff *skb, struct nlmsghdr *nlh,
 				u32 cmd, struct nlmsghdr **reply_nlh);
 int nldev_send_reply(struct sk_buff *skb, struct sk_buff *msg,
 		     struct nlmsghdr *reply_nlh);
-int nldev_dump_devices(struct nldev_dump_ctx *ctx);
-int nldev_device_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-		      struct netlink_ext_ack *extack, u32 cmd,
-		      int (*fill)(struct sk_buff *msg, struct ib_device *device,
-				  struct nldev_dump_ctx *ctx));
+struct nlmsghdr *nldev_dump_msg(struct sk_buff *skb,
+				struct netlink_callback *cb, u32 cmd);
 
 /* nldev_res.c */
 int nldev_res_get_obj_doit(struct sk_buff *skb, struct nlmsghdr *nlh,

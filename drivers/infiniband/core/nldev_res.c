@@ -405,13 +405,7 @@ static int res_port_filter(struct ib_device *device, struct nlattr **tb,
 	*port = 0;
 	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX])
 		return 0;
-	*port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	if (!rdma_is_port_valid(device, *port)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_PORT_INDEX],
-				    "No such port");
-		return -EINVAL;
-	}
-	return 0;
+	return nldev_get_port(device, tb, extack, port);
 }
 
 /**
@@ -571,8 +565,7 @@ int nldev_res_get_obj_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	details = nldev_show_details(tb);
 
-	nlh = nlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), 0, NLM_F_MULTI);
+	nlh = nldev_dump_msg(skb, cb, cmd);
 	if (!nlh || nldev_fill_handle(skb, device)) {
 		err = -EMSGSIZE;
 		goto out_cancel;

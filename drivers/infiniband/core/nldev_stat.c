@@ -35,12 +35,9 @@ static struct ib_device *stat_get_port(struct sk_buff *skb, struct nlattr **tb,
 		*err = -EINVAL;
 		return NULL;
 	}
-	*port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
-	if (!rdma_is_port_valid(device, *port)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_PORT_INDEX],
-				    "No such port");
+	*err = nldev_get_port(device, tb, extack, port);
+	if (*err) {
 		ib_device_put(device);
-		*err = -EINVAL;
 		return NULL;
 	}
 	return device;

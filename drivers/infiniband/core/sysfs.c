@@ -96,7 +96,6 @@ static const char * const port_state_names[] = {
 };
 
 static const char * const phys_state_names[] = {
-	[0]					= "<unknown>",
 	[IB_PORT_PHYS_STATE_SLEEP]		= "Sleep",
 	[IB_PORT_PHYS_STATE_POLLING]		= "Polling",
 	[IB_PORT_PHYS_STATE_DISABLED]		= "Disabled",
@@ -107,6 +106,18 @@ static const char * const phys_state_names[] = {
 	[IB_PORT_PHYS_STATE_PHY_TEST]		= "Phy Test",
 };
 
+static const char * const link_layer_names[] = {
+	[IB_LINK_LAYER_INFINIBAND]	= "InfiniBand",
+	[IB_LINK_LAYER_ETHERNET]	= "Ethernet",
+};
+
+/* @names[@i], or @none when the table has no name for @i. */
+static const char *name_in(const char * const *names, size_t count,
+			   unsigned int i, const char *none)
+{
+	return i < count && names[i] ? names[i] : none;
+}
+
 static int port_query(struct ib_port *port, struct ib_port_attr *attr)
 {
 	return ib_query_port(port->ibdev, port->port_num, attr);
@@ -116,47 +127,39 @@ static ssize_t state_show(struct ib_port *port, struct port_attr *pattr,
 			  char *buf)
 {
 	struct ib_port_attr attr;
+	const char *name;
 	int ret = port_query(port, &attr);
-	size_t s;
 
 	if (ret)
 		return ret;
-	s = attr.state;
-	return sysfs_emit(buf, "%u: %s\n", attr.state,
-			  s < ARRAY_SIZE(port_state_names) ?
-			  port_state_names[s] : "UNKNOWN");
+	name = name_in(port_state_names, ARRAY_SIZE(port_state_names),
+		       attr.state, "UNKNOWN");
+	return sysfs_emit(buf, "%u: %s\n", attr.state, name);
 }
 
 static ssize_t phys_state_show(struct ib_port *port, struct port_attr *pattr,
 			       char *buf)
 {
 	struct ib_port_attr attr;
+	const char *name;
 	int ret = port_query(port, &attr);
 
 	if (ret)
 		return ret;
-	return sysfs_emit(buf, "%u: %s\n", attr.phys_state,
-			  attr.phys_state < ARRAY_SIZE(phys_state_names) ?
-			  phys_state_names[attr.phys_state] : "<unknown>");
+	name = name_in(phys_state_names, ARRAY_SIZE(phys_state_names),
+		       attr.phys_state, "<unknown>");
+	return sysfs_emit(buf, "%u: %s\n", attr.phys_state, name);
 }
 
 static ssize_t link_layer_show(struct ib_port *port, struct port_attr *pattr,
 			       char *buf)
 {
-	const char *name;
+	enum rdma_link_layer ll = rdma_port_get_link_layer(port->ibdev,
+							   port->port_num);
 
-	switch (rdma_port_get_link_layer(port->ibdev, port->port_num)) {
-	case IB_LINK_LAYER_INFINIBAND:
-		name = "InfiniBand";
-		break;
-	case IB_LINK_LAYER_ETHERNET:
-		name = "Ethernet";
-		break;
-	default:
-		name = "Unknown";
-		break;
-	}
-	return sysfs_emit(buf, "%s\n", name);
+	return sysfs_emit(buf, "%s\n",
+			  name_in(link_layer_names, ARRAY_SIZE(link_layer_names),
+				  ll, "Unknown"));
 }
 
 /* "10 Gb/sec (4X QDR)", "2.5 Gb/sec (1X SDR)" */
@@ -459,6 +462,37 @@ static const struct kobj_type gid_attrs_ktype = {
 	.sysfs_ops	= &gid_attrs_sysfs_ops,
 };
 
+/*
+ * Put @kobj (initialised, not yet added) in sysfs as @parent/@name with
+ * the files of @groups.  On failure it is out of sysfs again, and the
+ * caller still holds its initial reference.
+ */
+static int dir_publish(struct kobject *kobj, struct kobject *parent,
+		       const char *name, const struct attribute_group **groups)
+{
+	int ret;
+
+	ret = kobject_add(kobj, parent, "%s", name);
+	if (ret)
+		return ret;
+	ret = sysfs_create_groups(kobj, groups);
+	if (ret)
+		kobject_del(kobj);
+	return ret;
+}
+
+/*
+ * Take a directory of dir_publish() out of sysfs, which waits for its
+ * show() calls, and drop the initial reference.
+ */
+static void dir_unpublish(struct kobject *kobj,
+			  const struct attribute_group **groups)
+{
+	sysfs_remove_groups(kobj, groups);
+	kobject_del(kobj);
+	kobject_put(kobj);
+}
+
 static int gid_attrs_create(struct ib_port *port, int gid_tbl_len)
 {
 	struct gid_attrs_dir *dir;
@@ -471,42 +505,21 @@ static int gid_attrs_create(struct ib_port *port, int gid_tbl_len)
 	kobject_init(&dir->kobj, &gid_attrs_ktype);
 
 	ret = port_table_init(&dir->ndevs, "ndevs", gid_tbl_len,
-			      gid_ndev_show);
-	if (ret)
-		goto err_put;
-	ret = port_table_init(&dir->types, "types", gid_tbl_len,
+			      gid_ndev_show) ?:
+	      port_table_init(&dir->types, "types", gid_tbl_len,
 			      gid_type_show);
-	if (ret)
-		goto err_put;
-	dir->groups[0] = &dir->ndevs.group;
-	dir->groups[1] = &dir->types.group;
-
-	ret = kobject_add(&dir->kobj, &port->kobj, "gid_attrs");
-	if (ret)
-		goto err_put;
-	ret = sysfs_create_groups(&dir->kobj, dir->groups);
-	if (ret)
-		goto err_del;
+	if (!ret) {
+		dir->groups[0] = &dir->ndevs.group;
+		dir->groups[1] = &dir->types.group;
+		ret = dir_publish(&dir->kobj, &port->kobj, "gid_attrs",
+				  dir->groups);
+	}
+	if (ret) {
+		kobject_put(&dir->kobj);
+		return ret;
+	}
 	port->gid_attrs = dir;
 	return 0;
-
-err_del:
-	kobject_del(&dir->kobj);
-err_put:
-	kobject_put(&dir->kobj);
-	return ret;
-}
-
-static void gid_attrs_destroy(struct ib_port *port)
-{
-	struct gid_attrs_dir *dir = port->gid_attrs;
-
-	if (!dir)
-		return;
-	port->gid_attrs = NULL;
-	sysfs_remove_groups(&dir->kobj, dir->groups);
-	kobject_del(&dir->kobj);
-	kobject_put(&dir->kobj);
 }
 
 /*
@@ -533,19 +546,41 @@ static int hw_counters_init(struct ib_port *port)
 
 static void port_destroy(struct ib_port *port)
 {
-	gid_attrs_destroy(port);
-	sysfs_remove_groups(&port->kobj, port->groups);
-	kobject_del(&port->kobj);
-	kobject_put(&port->kobj);
+	if (port->gid_attrs)
+		dir_unpublish(&port->gid_attrs->kobj, port->gid_attrs->groups);
+	dir_unpublish(&port->kobj, port->groups);
 }
 
-static int port_create(struct ib_core_device *coredev, u32 port_num)
+/* Gather the table directories of a port into port->groups. */
+static int port_tables_init(struct ib_port *port)
 {
-	struct ib_device *ibdev = coredev->owner;
 	const struct ib_port_immutable *imm =
-		&ibdev->port_data[port_num].immutable;
-	const struct attribute_group **group;
+		&port->ibdev->port_data[port->port_num].immutable;
+	const struct attribute_group **group = port->groups;
+	int ret;
+
+	ret = port_table_init(&port->gids, "gids", imm->gid_tbl_len, gid_show);
+	if (ret)
+		return ret;
+	*group++ = &port->gids.group;
+	if (imm->pkey_tbl_len) {
+		ret = port_table_init(&port->pkeys, "pkeys", imm->pkey_tbl_len,
+				      pkey_show);
+		if (ret)
+			return ret;
+		*group++ = &port->pkeys.group;
+	}
+	ret = hw_counters_init(port);
+	if (!ret && port->hw_counters.attrs)
+		*group = &port->hw_counters.group;
+	return ret;
+}
+
+static int port_create(struct ib_device *ibdev, struct kobject *ports,
+		       u32 port_num)
+{
 	struct ib_port *port;
+	char name[11];
 	int ret;
 
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
@@ -555,44 +590,21 @@ static int port_create(struct ib_core_device *coredev, u32 port_num)
 	port->port_num = port_num;
 	kobject_init(&port->kobj, &port_ktype);
 
-	group = port->groups;
-	ret = port_table_init(&port->gids, "gids", imm->gid_tbl_len, gid_show);
-	if (ret)
-		goto err_put;
-	*group++ = &port->gids.group;
-	if (imm->pkey_tbl_len) {
-		ret = port_table_init(&port->pkeys, "pkeys", imm->pkey_tbl_len,
-				      pkey_show);
-		if (ret)
-			goto err_put;
-		*group++ = &port->pkeys.group;
+	snprintf(name, sizeof(name), "%u", port_num);
+	ret = port_tables_init(port) ?:
+	      dir_publish(&port->kobj, ports, name, port->groups);
+	if (ret) {
+		kobject_put(&port->kobj);
+		return ret;
 	}
-	ret = hw_counters_init(port);
-	if (ret)
-		goto err_put;
-	if (port->hw_counters.attrs)
-		*group++ = &port->hw_counters.group;
-
-	ret = kobject_add(&port->kobj, coredev->ports_kobj, "%u", port_num);
-	if (ret)
-		goto err_put;
-	ret = sysfs_create_groups(&port->kobj, port->groups);
-	if (ret)
-		goto err_del;
-	ret = gid_attrs_create(port, imm->gid_tbl_len);
-	if (ret)
-		goto err_groups;
-
+	ret = gid_attrs_create(port,
+			       ibdev->port_data[port_num].immutable.gid_tbl_len);
+	if (ret) {
+		dir_unpublish(&port->kobj, port->groups);
+		return ret;
+	}
 	ibdev->port_data[port_num].sysfs = port;
 	return 0;
-
-err_groups:
-	sysfs_remove_groups(&port->kobj, port->groups);
-err_del:
-	kobject_del(&port->kobj);
-err_put:
-	kobject_put(&port->kobj);
-	return ret;
 }
 
 /**
@@ -637,55 +649,44 @@ void ib_free_port_attrs(struct ib_core_device *coredev)
 int ib_setup_port_attrs(struct ib_core_device *coredev)
 {
 	struct ib_device *ibdev = coredev->owner;
+	struct kobject *ports;
 	u32 port_num;
-	int ret;
+	int ret = 0;
 
-	coredev->ports_kobj = kobject_create_and_add("ports",
-						     &coredev->dev.kobj);
-	if (!coredev->ports_kobj)
+	ports = kobject_create_and_add("ports", &coredev->dev.kobj);
+	if (!ports)
 		return -ENOMEM;
-
+	coredev->ports_kobj = ports;
 	rdma_for_each_port(ibdev, port_num) {
-		ret = port_create(coredev, port_num);
-		if (ret) {
-			ib_free_port_attrs(coredev);
-			return ret;
-		}
+		ret = port_create(ibdev, ports, port_num);
+		if (ret)
+			break;
 	}
-	return 0;
+	if (ret)
+		ib_free_port_attrs(coredev);
+	return ret;
 }
 
 /* ---- device attributes --------------------------------------------------------------- */
 
-static const char *node_type_name(u8 node_type)
-{
-	switch (node_type) {
-	case RDMA_NODE_IB_CA:
-		return "CA";
-	case RDMA_NODE_IB_SWITCH:
-		return "switch";
-	case RDMA_NODE_IB_ROUTER:
-		return "router";
-	case RDMA_NODE_RNIC:
-		return "RNIC";
-	case RDMA_NODE_USNIC:
-		return "usNIC";
-	case RDMA_NODE_USNIC_UDP:
-		return "usNIC UDP";
-	case RDMA_NODE_UNSPECIFIED:
-		return "unspecified";
-	default:
-		return "<unknown>";
-	}
-}
+static const char * const node_type_names[] = {
+	[RDMA_NODE_IB_CA]	= "CA",
+	[RDMA_NODE_IB_SWITCH]	= "switch",
+	[RDMA_NODE_IB_ROUTER]	= "router",
+	[RDMA_NODE_RNIC]	= "RNIC",
+	[RDMA_NODE_USNIC]	= "usNIC",
+	[RDMA_NODE_USNIC_UDP]	= "usNIC UDP",
+	[RDMA_NODE_UNSPECIFIED]	= "unspecified",
+};
 
 static ssize_t node_type_show(struct device *dev, struct device_attribute *a,
 			      char *buf)
 {
-	struct ib_device *ibdev = rdma_device_to_ibdev(dev);
+	u8 type = rdma_device_to_ibdev(dev)->node_type;
 
-	return sysfs_emit(buf, "%u: %s\n", ibdev->node_type,
-			  node_type_name(ibdev->node_type));
+	return sysfs_emit(buf, "%u: %s\n", type,
+			  name_in(node_type_names, ARRAY_SIZE(node_type_names),
+				  type, "<unknown>"));
 }
 static DEVICE_ATTR_RO(node_type);
 
@@ -747,12 +748,13 @@ static ssize_t node_desc_store(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RW(node_desc);
 
+/* By file name, as "ls" shows them. */
 static struct attribute *ib_dev_attrs[] = {
-	&dev_attr_node_type.attr,
-	&dev_attr_node_guid.attr,
-	&dev_attr_sys_image_guid.attr,
 	&dev_attr_fw_ver.attr,
 	&dev_attr_node_desc.attr,
+	&dev_attr_node_guid.attr,
+	&dev_attr_node_type.attr,
+	&dev_attr_sys_image_guid.attr,
 	NULL
 };
 

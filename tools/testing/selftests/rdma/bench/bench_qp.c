@@ -139,28 +139,14 @@ static int bench_qp_init(struct bench_ctx *c)
 {
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
-		.pkey_index = 0,
 		.port_num = c->port,
+		.qp_access_flags = IB_ACCESS_LOCAL_WRITE,
 	};
-	int ret;
 
-	if (c->qp_type == IB_QPT_RC) {
-		qa.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
-		return ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-				    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	}
-	qa.qkey = BENCH_QKEY;
-	ret = ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(c->qp, &qa, IB_QP_STATE);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTS;
-	qa.sq_psn = c->psn;
-	return ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (c->qp_type != IB_QPT_RC)
+		return rdma_ulp_ud_to_rts(c->qp, c->port, BENCH_QKEY, c->psn);
+	return ib_modify_qp(c->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 }
 
 static int bench_qp_alloc(struct bench_ctx *c, unsigned int depth)

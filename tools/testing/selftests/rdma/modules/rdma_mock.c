@@ -31,44 +31,57 @@
 
 /* ---- device and port queries ------------------------------------------ */
 
+/*
+ * What the mock device offers, by object; mock_query_device() adds what
+ * depends on the instance.
+ */
+static const struct ib_device_attr mock_caps = {
+	/* identity */
+	.fw_ver = 0x10002,
+	.vendor_id = 0xffffff,
+	.vendor_part_id = 0x4d4b,
+	.local_ca_ack_delay = 15,
+	.max_pkeys = 1,
+	/* queue pairs and their work requests */
+	.max_qp = 64,
+	.max_qp_wr = RDMA_MOCK_MAX_WR,
+	.max_recv_sge = RDMA_MOCK_MAX_SGE,
+	.max_send_sge = RDMA_MOCK_MAX_SGE,
+	.max_sge_rd = RDMA_MOCK_MAX_SGE,
+	.max_qp_init_rd_atom = 16,
+	.max_qp_rd_atom = 16,
+	.max_res_rd_atom = 1024,
+	/* shared receive queues */
+	.max_srq = 16,
+	.max_srq_sge = RDMA_MOCK_MAX_SGE,
+	.max_srq_wr = RDMA_MOCK_MAX_WR,
+	/* completion queues */
+	.max_cq = 64,
+	.max_cqe = RDMA_MOCK_MAX_CQE,
+	/* protection domains, address handles, memory */
+	.max_pd = 64,
+	.max_ah = 1024,
+	.max_mr = 64,
+	.max_mr_size = U64_MAX,
+	.page_size_cap = PAGE_SIZE,
+	.max_fast_reg_page_list_len = MOCK_MAX_MR_PAGES,
+	/* multicast */
+	.max_mcast_grp = 16,
+	.max_mcast_qp_attach = RDMA_MOCK_MAX_MCAST,
+	.max_total_mcast_qp_attach = 64,
+};
+
 static int mock_query_device(struct ib_device *ibdev,
 			     struct ib_device_attr *attr,
 			     struct ib_udata *udata)
 {
-	struct rdma_mock_dev *md = to_mock_dev(ibdev);
+	const struct rdma_mock_opts *opts = &to_mock_dev(ibdev)->opts;
 
-	memset(attr, 0, sizeof(*attr));
-	attr->fw_ver = 0x10002;
+	*attr = mock_caps;
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = U64_MAX;
-	attr->page_size_cap = PAGE_SIZE;
-	attr->vendor_id = 0xffffff;
-	attr->vendor_part_id = 0x4d4b;
-	attr->max_qp = 64;
-	attr->max_qp_wr = RDMA_MOCK_MAX_WR;
-	attr->max_send_sge = RDMA_MOCK_MAX_SGE;
-	attr->max_recv_sge = RDMA_MOCK_MAX_SGE;
-	attr->max_sge_rd = RDMA_MOCK_MAX_SGE;
-	attr->max_cq = 64;
-	attr->max_cqe = RDMA_MOCK_MAX_CQE;
-	attr->max_mr = 64;
-	attr->max_pd = 64;
-	attr->max_qp_rd_atom = 16;
-	attr->max_qp_init_rd_atom = 16;
-	attr->max_res_rd_atom = 1024;
-	attr->max_mcast_grp = 16;
-	attr->max_mcast_qp_attach = RDMA_MOCK_MAX_MCAST;
-	attr->max_total_mcast_qp_attach = 64;
-	attr->max_ah = 1024;
-	attr->max_srq = 16;
-	attr->max_srq_wr = RDMA_MOCK_MAX_WR;
-	attr->max_srq_sge = RDMA_MOCK_MAX_SGE;
-	attr->max_fast_reg_page_list_len = MOCK_MAX_MR_PAGES;
-	attr->max_pkeys = 1;
-	attr->local_ca_ack_delay = 15;
-	if (!md->opts.no_local_dma_lkey)
-		attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
-	if (md->opts.user_unreg)
+	if (!opts->no_local_dma_lkey)
+		attr->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
+	if (opts->user_unreg)
 		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -561,21 +574,19 @@ static int mock_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 /* ---- QP ---------------------------------------------------------------- */
 
+/* The transports the mock carries: RC, UC and UD. */
+static bool mock_qp_type_ok(enum ib_qp_type type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_UC || type == IB_QPT_UD;
+}
+
 static int mock_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  struct ib_udata *udata)
 {
 	struct rdma_mock_dev *md = to_mock_dev(ibqp->device);
 	struct rdma_mock_qp *qp = to_mock_qp(ibqp);
 
-	switch (init->qp_type) {
-	case IB_QPT_RC:
-	case IB_QPT_UC:
-	case IB_QPT_UD:
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	if (init->create_flags)
+	if (!mock_qp_type_ok(init->qp_type) || init->create_flags)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || (!init->recv_cq && !init->srq))
 		return -EINVAL;
@@ -672,57 +683,65 @@ static void mock_save_qp_attr(struct rdma_mock_qp *qp,
 		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 }
 
+/*
+ * Whether the mock takes @attr/@mask from the state @qp is in; *@next is
+ * where it leads.  qp->lock held.
+ */
+static bool mock_qp_request_ok(struct rdma_mock_qp *qp,
+			       const struct ib_qp_attr *attr, int mask,
+			       enum ib_qp_state *next)
+{
+	enum ib_qp_state from = qp->state;
+
+	if (mask & IB_QP_CUR_STATE)
+		from = attr->cur_qp_state;
+	*next = mask & IB_QP_STATE ? attr->qp_state : from;
+	if (from > IB_QPS_ERR || *next > IB_QPS_ERR ||
+	    !ib_modify_qp_is_ok(from, *next, qp->ibqp.qp_type, mask))
+		return false;
+	if ((mask & IB_QP_PORT) &&
+	    !rdma_is_port_valid(qp->ibqp.device, attr->port_num))
+		return false;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return false;
+	/* A RoCE address vector reaches the driver with its GID. */
+	return !(mask & IB_QP_AV) ||
+	       ((attr->ah_attr.ah_flags & IB_AH_GRH) &&
+		attr->ah_attr.grh.sgid_attr);
+}
+
 static int mock_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata)
 {
 	struct rdma_mock_dev *md = to_mock_dev(ibqp->device);
 	struct rdma_mock_qp *qp = to_mock_qp(ibqp);
-	enum ib_qp_state cur, next;
+	enum ib_qp_state next;
 	unsigned long flags;
-	int ret = 0;
+	bool ok;
 	u32 port;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
-	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (cur > IB_QPS_ERR || next > IB_QPS_ERR ||
-	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if ((mask & IB_QP_PORT) &&
-	    !rdma_is_port_valid(ibqp->device, attr->port_num)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (mask & IB_QP_AV) {
-		/* A RoCE address vector reaches the driver with its GID. */
-		if (!(attr->ah_attr.ah_flags & IB_AH_GRH) ||
-		    !attr->ah_attr.grh.sgid_attr) {
-			ret = -EINVAL;
-			goto out;
+	ok = mock_qp_request_ok(qp, attr, mask, &next);
+	if (ok) {
+		if (mask & IB_QP_AV)
+			md->last_qp_av_sgid_attr = attr->ah_attr.grh.sgid_attr;
+		mock_save_qp_attr(qp, attr, mask);
+		qp->state = next;
+		port = qp->attr.port_num;
+		if (port >= 1 && port <= md->opts.num_ports &&
+		    READ_ONCE(md->count_qp_modifies[port - 1]))
+			atomic_inc(&md->qp_modifies[port - 1]);
+		if (next == IB_QPS_RESET) {
+			qp->rq_count = 0;
+			qp->rq_head = 0;
 		}
-		md->last_qp_av_sgid_attr = attr->ah_attr.grh.sgid_attr;
 	}
-	mock_save_qp_attr(qp, attr, mask);
-	qp->state = next;
-	port = qp->attr.port_num;
-	if (port >= 1 && port <= md->opts.num_ports &&
-	    READ_ONCE(md->count_qp_modifies[port - 1]))
-		atomic_inc(&md->qp_modifies[port - 1]);
-	if (next == IB_QPS_RESET) {
-		qp->rq_count = 0;
-		qp->rq_head = 0;
-	}
-out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (!ret && next == IB_QPS_ERR)
+	if (!ok)
+		return -EINVAL;
+	if (next == IB_QPS_ERR)
 		mock_flush_rq(qp);
-	return ret;
+	return 0;
 }
 
 static int mock_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -1138,12 +1157,15 @@ static const struct ib_device_ops mock_ops = {
 	.alloc_mr = mock_alloc_mr,
 	.map_mr_sg = mock_map_mr_sg,
 	.dereg_mr = mock_dereg_mr,
+};
 
-	INIT_RDMA_OBJ_SIZE(ib_ah, rdma_mock_ah, ibah),
+/* The driver structures the core allocates around its objects. */
+static const struct ib_device_ops mock_obj_sizes = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, rdma_mock_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rdma_mock_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_qp, rdma_mock_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, rdma_mock_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, rdma_mock_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ah, rdma_mock_ah, ibah),
 };
 
 static const struct ib_device_ops mock_ah_ops = {
@@ -1209,6 +1231,7 @@ struct rdma_mock_dev *rdma_mock_alloc(struct net_device *ndev,
 	if (ndev)
 		addrconf_addr_eui48((u8 *)&md->ibdev.node_guid, ndev->dev_addr);
 	ib_set_device_ops(&md->ibdev, &mock_ops);
+	ib_set_device_ops(&md->ibdev, &mock_obj_sizes);
 	if (!md->opts.no_create_ah)
 		ib_set_device_ops(&md->ibdev, &mock_ah_ops);
 	if (md->opts.user_ah)

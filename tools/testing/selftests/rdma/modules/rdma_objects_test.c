@@ -94,21 +94,15 @@ static int ud_to_rts(struct ib_qp *qp)
 
 /* ---- completions through ib_alloc_cq() poll contexts ------------------- */
 
-/* Where a completion was delivered. */
-enum {
-	CTX_TASK	= BIT(0),
-	CTX_SOFTIRQ	= BIT(1),
-	CTX_WORKER	= BIT(2),
-	CTX_HARDIRQ	= BIT(3),
-	CTX_CALLER	= BIT(4),
-};
+/* Where a completion was delivered: bit numbers in ot_cqe.ctx_seen. */
+enum ot_ctx { CTX_TASK, CTX_SOFTIRQ, CTX_WORKER, CTX_HARDIRQ, CTX_CALLER };
 
 struct ot_cqe {
 	struct ib_cqe cqe;
 	struct task_struct *caller;
 	atomic_t done;
 	atomic_t bad_status;
-	unsigned int ctx_seen;	/* CTX_* bits, ORed over completions */
+	unsigned int ctx_seen;	/* BIT(CTX_*), ORed over completions */
 	struct ib_cq *cq_seen;
 	struct completion all;
 	int expect;
@@ -120,15 +114,15 @@ static void ot_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned int bits = 0;
 
 	if (in_hardirq())
-		bits |= CTX_HARDIRQ;
+		bits |= BIT(CTX_HARDIRQ);
 	else if (in_serving_softirq())
-		bits |= CTX_SOFTIRQ;
+		bits |= BIT(CTX_SOFTIRQ);
 	else if (in_task())
-		bits |= CTX_TASK;
+		bits |= BIT(CTX_TASK);
 	if (in_task() && (current->flags & PF_WQ_WORKER))
-		bits |= CTX_WORKER;
+		bits |= BIT(CTX_WORKER);
 	if (in_task() && current == c->caller)
-		bits |= CTX_CALLER;
+		bits |= BIT(CTX_CALLER);
 	c->ctx_seen |= bits;
 	c->cq_seen = cq;
 	if (wc->status != IB_WC_SUCCESS)
@@ -270,39 +264,40 @@ out:
 
 static void cq_poll_direct(struct rdma_ktap_ctx *ctx)
 {
-	cq_poll_context(ctx, IB_POLL_DIRECT, CTX_TASK | CTX_CALLER,
-			CTX_SOFTIRQ | CTX_HARDIRQ, 5);
+	cq_poll_context(ctx, IB_POLL_DIRECT, BIT(CTX_TASK) | BIT(CTX_CALLER),
+			BIT(CTX_SOFTIRQ) | BIT(CTX_HARDIRQ), 5);
 }
 
 static void cq_poll_softirq(struct rdma_ktap_ctx *ctx)
 {
-	cq_poll_context(ctx, IB_POLL_SOFTIRQ, CTX_SOFTIRQ,
-			CTX_TASK | CTX_HARDIRQ, 5);
+	cq_poll_context(ctx, IB_POLL_SOFTIRQ, BIT(CTX_SOFTIRQ),
+			BIT(CTX_TASK) | BIT(CTX_HARDIRQ), 5);
 }
 
 static void cq_poll_workqueue(struct rdma_ktap_ctx *ctx)
 {
-	cq_poll_context(ctx, IB_POLL_WORKQUEUE, CTX_TASK | CTX_WORKER,
-			CTX_SOFTIRQ | CTX_HARDIRQ | CTX_CALLER, 5);
+	cq_poll_context(ctx, IB_POLL_WORKQUEUE, BIT(CTX_TASK) | BIT(CTX_WORKER),
+			BIT(CTX_SOFTIRQ) | BIT(CTX_HARDIRQ) | BIT(CTX_CALLER), 5);
 }
 
 static void cq_poll_unbound_workqueue(struct rdma_ktap_ctx *ctx)
 {
-	cq_poll_context(ctx, IB_POLL_UNBOUND_WORKQUEUE, CTX_TASK | CTX_WORKER,
-			CTX_SOFTIRQ | CTX_HARDIRQ | CTX_CALLER, 5);
+	cq_poll_context(ctx, IB_POLL_UNBOUND_WORKQUEUE,
+			BIT(CTX_TASK) | BIT(CTX_WORKER),
+			BIT(CTX_SOFTIRQ) | BIT(CTX_HARDIRQ) | BIT(CTX_CALLER), 5);
 }
 
 /* More completions than any polling budget: all of them still arrive. */
 static void cq_poll_softirq_many(struct rdma_ktap_ctx *ctx)
 {
-	cq_poll_context(ctx, IB_POLL_SOFTIRQ, CTX_SOFTIRQ,
-			CTX_TASK | CTX_HARDIRQ, 200);
+	cq_poll_context(ctx, IB_POLL_SOFTIRQ, BIT(CTX_SOFTIRQ),
+			BIT(CTX_TASK) | BIT(CTX_HARDIRQ), 200);
 }
 
 static void cq_poll_workqueue_many(struct rdma_ktap_ctx *ctx)
 {
-	cq_poll_context(ctx, IB_POLL_WORKQUEUE, CTX_TASK | CTX_WORKER,
-			CTX_SOFTIRQ | CTX_HARDIRQ, 200);
+	cq_poll_context(ctx, IB_POLL_WORKQUEUE, BIT(CTX_TASK) | BIT(CTX_WORKER),
+			BIT(CTX_SOFTIRQ) | BIT(CTX_HARDIRQ), 200);
 }
 
 /* ---- a CQ created with ib_create_cq() and polled by hand --------------- */

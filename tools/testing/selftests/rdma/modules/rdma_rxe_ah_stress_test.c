@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include "../ulp/rdma_ulp_util.h"
 #include "rdma_ah_kt.h"
 #include "rdma_ktap.h"
 
@@ -280,7 +281,6 @@ static int st_sender_setup(struct st_thread *t)
 			.max_recv_sge = 1,
 		},
 	};
-	struct ib_qp_attr qa = {};
 	int ret;
 
 	init_completion(&t->tx_done);
@@ -310,19 +310,7 @@ static int st_sender_setup(struct st_thread *t)
 		t->qp = NULL;
 		return ret;
 	}
-	qa.qp_state = IB_QPS_INIT;
-	qa.port_num = 1;
-	qa.qkey = qkey;
-	ret = ib_modify_qp(t->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(t->qp, &qa, IB_QP_STATE);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTS;
-	return ib_modify_qp(t->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+	return rdma_ulp_ud_to_rts(t->qp, 1, qkey, 0);
 }
 
 static void st_sender_teardown(struct st_thread *t)

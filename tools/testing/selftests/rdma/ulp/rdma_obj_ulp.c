@@ -73,29 +73,6 @@ static void obj_free(struct obj_set *o)
 	kfree(o);
 }
 
-static int obj_qp_to_rts(struct ib_qp *qp, u32 port)
-{
-	struct ib_qp_attr qa = {
-		.qp_state = IB_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = port,
-		.qkey = OBJ_QKEY,
-	};
-	int ret;
-
-	ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(qp, &qa, IB_QP_STATE);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTS;
-	qa.sq_psn = 0;
-	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
-}
-
 /* The address handle towards @ah_dgid / @ah_dmac. */
 static int obj_create_ah(struct obj_set *o, u32 port)
 {
@@ -159,7 +136,7 @@ static int obj_create(struct obj_set *o)
 		o->qp = NULL;
 		return ret;
 	}
-	ret = obj_qp_to_rts(o->qp, port);
+	ret = rdma_ulp_ud_to_rts(o->qp, port, OBJ_QKEY, 0);
 	if (ret)
 		return ret;
 	o->mr = ib_alloc_mr(o->pd, IB_MR_TYPE_MEM_REG, OBJ_MR_PAGES);

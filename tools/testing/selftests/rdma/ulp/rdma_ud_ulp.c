@@ -503,29 +503,13 @@ static int ulp_setup_qp(struct ulp_ctx *c, unsigned int n)
 			.max_recv_sge = 1,
 		},
 	};
-	struct ib_qp_attr qa = {};
 	struct ib_qp *qp;
-	int ret;
 
 	qp = ib_create_qp(c->pd, &init);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	c->qps[n] = qp;
-	qa.qp_state = IB_QPS_INIT;
-	qa.pkey_index = 0;
-	qa.port_num = c->port;
-	qa.qkey = qkey;
-	ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(qp, &qa, IB_QP_STATE);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTS;
-	qa.sq_psn = 0;
-	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+	return rdma_ulp_ud_to_rts(qp, c->port, qkey, 0);
 }
 
 static int ulp_setup(struct ulp_ctx *c)

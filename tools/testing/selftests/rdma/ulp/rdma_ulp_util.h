@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers the test ULPs (ulp/) and the bench load generator (bench/) share:
- * finding the source GID, parsing a peer's address from module parameters
- * and filling a RoCE address vector.  Upstream verbs API only, so that the
+ * Helpers the test ULPs (ulp/), the bench load generator (bench/) and some
+ * KTAP modules share: finding the source GID, parsing a peer's address
+ * from module parameters, filling a RoCE address vector and making a UD QP
+ * ready to send.  Upstream verbs API only, so that the
  * same header builds against this tree and against the stock kernel; the
  * top Makefile copies it next to the stock builds' sources.
  */
@@ -85,6 +86,38 @@ static inline void rdma_ulp_roce_ah_attr(struct ib_device *dev, u32 port,
 	rdma_ah_set_port_num(attr, port);
 	rdma_ah_set_grh(attr, dgid, 0, sgid_index, 64, 0);
 	memcpy(attr->roce.dmac, dmac, ETH_ALEN);
+}
+
+/*
+ * Take a new UD QP through INIT, RTR and RTS: on @port, P_Key index 0,
+ * Q_Key @qkey, first send PSN @sq_psn.  Each transition carries the
+ * attributes that step requires and no others.  Returns 0 or the error
+ * of the transition that failed.
+ */
+static inline int rdma_ulp_ud_to_rts(struct ib_qp *qp, u32 port, u32 qkey,
+				     u32 sq_psn)
+{
+	static const struct {
+		enum ib_qp_state state;
+		int mask;
+	} steps[] = {
+		{ IB_QPS_INIT, IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY },
+		{ IB_QPS_RTR, 0 },
+		{ IB_QPS_RTS, IB_QP_SQ_PSN },
+	};
+	struct ib_qp_attr qa = {
+		.port_num = port,
+		.qkey = qkey,
+		.sq_psn = sq_psn,
+	};
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(steps) && !ret; i++) {
+		qa.qp_state = steps[i].state;
+		ret = ib_modify_qp(qp, &qa, IB_QP_STATE | steps[i].mask);
+	}
+	return ret;
 }
 
 #endif /* RDMA_ULP_UTIL_H */
