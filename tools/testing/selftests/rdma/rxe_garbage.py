@@ -39,79 +39,16 @@ OUT.json gets {"sent": N, "causes": {"drop_length": n, ...},
 """
 import argparse
 import json
+import os
 import random
 import socket
 import struct
 import sys
 import time
-import zlib
 
-PORT = 4791
-UD_QPN_MASK = 0xffffff
-
-# Extension headers in wire order and their sizes.
-DETH, RETH, ATMETH, AETH, ATMACK, IMMDT, IETH = range(7)
-HDR_BYTES = {DETH: 8, RETH: 16, ATMETH: 28, AETH: 4, ATMACK: 8, IMMDT: 4,
-             IETH: 4}
-RC, UC, UD = 1, 2, 4
-TRANSPORTS = {0x00: RC, 0x20: UC, 0x60: UD}
-
-# Operation (opcode bits 4..0): transports, payload allowed, headers.
-OPS = {
-    0x00: (RC | UC, True, ()),            # SEND_FIRST
-    0x01: (RC | UC, True, ()),            # SEND_MIDDLE
-    0x02: (RC | UC, True, ()),            # SEND_LAST
-    0x03: (RC | UC, True, (IMMDT,)),      # SEND_LAST_IMM
-    0x04: (RC | UC | UD, True, ()),       # SEND_ONLY
-    0x05: (RC | UC | UD, True, (IMMDT,)),  # SEND_ONLY_IMM
-    0x06: (RC | UC, True, (RETH,)),       # WRITE_FIRST
-    0x07: (RC | UC, True, ()),            # WRITE_MIDDLE
-    0x08: (RC | UC, True, ()),            # WRITE_LAST
-    0x09: (RC | UC, True, (IMMDT,)),      # WRITE_LAST_IMM
-    0x0a: (RC | UC, True, (RETH,)),       # WRITE_ONLY
-    0x0b: (RC | UC, True, (RETH, IMMDT)),  # WRITE_ONLY_IMM
-    0x0c: (RC, False, (RETH,)),           # READ_REQUEST
-    0x0d: (RC, True, (AETH,)),            # READ_RESP_FIRST
-    0x0e: (RC, True, ()),                 # READ_RESP_MIDDLE
-    0x0f: (RC, True, (AETH,)),            # READ_RESP_LAST
-    0x10: (RC, True, (AETH,)),            # READ_RESP_ONLY
-    0x11: (RC, False, (AETH,)),           # ACK
-    0x12: (RC, False, (AETH, ATMACK)),    # ATOMIC_ACK
-    0x13: (RC, False, (ATMETH,)),         # CMP_SWAP
-    0x14: (RC, False, (ATMETH,)),         # FETCH_ADD
-    0x16: (RC, True, (IETH,)),            # SEND_LAST_INV
-    0x17: (RC, True, (IETH,)),            # SEND_ONLY_INV
-}
-
-
-def opcode_info(op):
-    """(transport, payload allowed, header length) or None if unknown."""
-    tp = TRANSPORTS.get(op & 0xe0)
-    desc = OPS.get(op & 0x1f)
-    if tp is None or desc is None or not desc[0] & tp:
-        return None
-    hdrs = set(desc[2])
-    if tp == UD:
-        hdrs.add(DETH)
-    return tp, desc[1], 12 + sum(HDR_BYTES[h] for h in hdrs)
-
-
-def icrc(l3, v6, udp_wo_icrc):
-    """ICRC of a datagram (UDP header on, without the ICRC), as bytes."""
-    ps = bytearray(l3)
-    if v6:
-        ps[0] |= 0x0f
-        ps[1] = ps[2] = ps[3] = 0xff
-        ps[7] = 0xff
-    else:
-        ps[1] = 0xff
-        ps[8] = 0xff
-        ps[10] = ps[11] = 0xff
-    u = bytearray(udp_wo_icrc[:20])
-    u[6] = u[7] = 0xff
-    u[12] = 0xff
-    crc = zlib.crc32(b'\xff' * 8 + bytes(ps) + bytes(u) + udp_wo_icrc[20:])
-    return struct.pack('<I', crc & 0xffffffff)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from roce_lib import (PORT, QPN_MASK, UD, bth, icrc,  # noqa: E402
+                      ipv4_hdr, ipv6_hdr, opcode_info)
 
 
 class Peer:
@@ -171,30 +108,8 @@ def classify(peer, l3, v6, udp):
 
 # ---- packet builders --------------------------------------------------------
 
-def bth(op, qpn, pad=0, tver=0, pkey=0xffff, psn=0, se=False):
-    return struct.pack('>BBHI', op, (se << 7) | (pad << 4) | tver, pkey,
-                       qpn & UD_QPN_MASK) + struct.pack('>I', psn & 0xffffff)
-
-
 def deth(qkey, sqpn=0x11):
-    return struct.pack('>II', qkey & 0xffffffff, sqpn & UD_QPN_MASK)
-
-
-def ipv4_hdr(src, dst, ulen, ident, options=b''):
-    ihl = 5 + len(options) // 4
-    h = struct.pack('>BBHHHBBH4s4s', 0x40 | ihl, 0, ihl * 4 + ulen, ident,
-                    0x4000, 64, 17, 0, socket.inet_aton(src),
-                    socket.inet_aton(dst)) + options
-    s = sum(struct.unpack('>%dH' % (len(h) // 2), h))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return h[:10] + struct.pack('>H', ~s & 0xffff) + h[12:]
-
-
-def ipv6_hdr(src, dst, ulen):
-    return struct.pack('>IHBB16s16s', 6 << 28, ulen, 17, 64,
-                       socket.inet_pton(socket.AF_INET6, src),
-                       socket.inet_pton(socket.AF_INET6, dst))
+    return struct.pack('>II', qkey & 0xffffffff, sqpn & QPN_MASK)
 
 
 class Sender:

@@ -16,11 +16,15 @@ Output, one "key value" per line:
   sport_out N   packets with a UDP source port outside 0xC000-0xFFFF
   flows N       distinct (source address, destination QP) pairs
   sports N      distinct UDP source ports over those flows
+  from ADDR N   RoCE v2 packets sent from ADDR (one line per source)
   bad FRAME ... one line per mismatch (first 10)
 """
+import os
 import struct
 import sys
-import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import roce_lib  # noqa: E402
 
 
 def packets(path):
@@ -41,64 +45,20 @@ def packets(path):
             yield n, data
 
 
-def roce(frame):
-    """(l3 bytes, is_ipv6, udp+rest bytes, src) or None."""
-    if len(frame) < 14:
-        return None
-    etype = struct.unpack('>H', frame[12:14])[0]
-    off = 14
-    if etype == 0x8100 and len(frame) >= 18:
-        etype = struct.unpack('>H', frame[16:18])[0]
-        off = 18
-    if etype == 0x0800:
-        ihl = (frame[off] & 0xf) * 4
-        if ihl != 20 or frame[off + 9] != 17:
-            return None
-        tot = struct.unpack('>H', frame[off + 2:off + 4])[0]
-        l3 = frame[off:off + 20]
-        rest = frame[off + 20:off + tot]
-        src = '.'.join(str(b) for b in l3[12:16])
-        return l3, False, rest, src
-    if etype == 0x86dd:
-        if frame[off + 6] != 17:
-            return None
-        plen = struct.unpack('>H', frame[off + 4:off + 6])[0]
-        l3 = frame[off:off + 40]
-        rest = frame[off + 40:off + 40 + plen]
-        src = l3[8:24].hex()
-        return l3, True, rest, src
-    return None
-
-
-def icrc(l3, v6, udp):
-    ps = bytearray(l3)
-    if v6:
-        ps[0] |= 0x0f
-        ps[1] = ps[2] = ps[3] = 0xff
-        ps[7] = 0xff
-    else:
-        ps[1] = 0xff
-        ps[8] = 0xff
-        ps[10] = ps[11] = 0xff
-    u = bytearray(udp[:20])
-    u[6] = u[7] = 0xff
-    u[12] = 0xff          # BTH byte 4
-    data = b'\xff' * 8 + bytes(ps) + bytes(u) + udp[20:-4]
-    return zlib.crc32(data) & 0xffffffff
-
-
 def main():
     st = {'roce': 0, 'icrc_ok': 0, 'icrc_bad': 0, 'sport_out': 0}
     flows = {}
+    sources = {}
     bad = []
     for n, frame in packets(sys.argv[1]):
-        r = roce(frame)
+        r = roce_lib.split_frame(frame)
         if not r:
             continue
-        l3, v6, udp, src = r
+        l3, v6, udp, src = r.l3, r.v6, r.udp, r.src
         if len(udp) < 8 or struct.unpack('>H', udp[2:4])[0] != 4791:
             continue
         st['roce'] += 1
+        sources[src] = sources.get(src, 0) + 1
         sport = struct.unpack('>H', udp[0:2])[0]
         if not 0xc000 <= sport <= 0xffff:
             st['sport_out'] += 1
@@ -108,17 +68,19 @@ def main():
             continue
         dqp = int.from_bytes(udp[13:16], 'big')
         flows.setdefault((src, dqp), set()).add(sport)
-        want = icrc(l3, v6, udp)
-        got = struct.unpack('<I', udp[-4:])[0]
+        want = roce_lib.icrc(l3, v6, udp[:-4])
+        got = udp[-4:]
         if want == got:
             st['icrc_ok'] += 1
         else:
             st['icrc_bad'] += 1
-            bad.append('%d icrc %08x want %08x' % (n, got, want))
+            bad.append('%d icrc %s want %s' % (n, got.hex(), want.hex()))
     for k, v in st.items():
         print(k, v)
     print('flows', len(flows))
     print('sports', len(set().union(*flows.values())) if flows else 0)
+    for src in sorted(sources):
+        print('from', src, sources[src])
     for b in bad[:10]:
         print('bad', b)
 

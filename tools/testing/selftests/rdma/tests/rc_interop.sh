@@ -120,11 +120,12 @@ passive_connected() {
 	dmesg | grep -q "$MOD: connect to .*: 0\$"
 }
 
-# exchange R: send our "local" line to the peer, print the peer's.
+# exchange R [LINE]: send our "local" line (or LINE) to the peer over the
+# ports of round R, print the peer's.
 exchange() {
-	local p=$((PORT + 10 * $1)) mine peer='' lp cp end=$((SECONDS + 60))
+	local p=$((PORT + 10 * $1)) mine=${2:-} peer='' lp cp end=$((SECONDS + 60))
 
-	mine=$(cat "$PARAMS/local")
+	[ -n "$mine" ] || mine=$(cat "$PARAMS/local")
 	if [ "$RDMA_ROLE" = a ]; then lp=$p cp=$((p + 1)); else lp=$((p + 1)) cp=$p; fi
 	echo "$mine" | timeout 60 busybox nc -l -p "$lp" >/dev/null &
 	while [ -z "$peer" ] && [ "$SECONDS" -lt "$end" ]; do
@@ -311,8 +312,8 @@ PY
 
 # Round 6: ibv_rc_pingpong (stock rdma-core, guest b) sends SENDs that our
 # passive ULP (guest a) echoes; the exchange is pingpong's own TCP one.
-# load_passive R: load our ULP as the passive end of round R, counters
-# snapshotted and the kernel log cleared first.
+# load_passive R [PARAM=VALUE...]: load our ULP as the passive end of
+# round R, counters snapshotted and the kernel log cleared first.
 load_passive() {
 	local ko
 
@@ -320,7 +321,7 @@ load_passive() {
 	SNAP=$(counters_snapshot)
 	ko=$(find "$(rc_stage)/lib/modules/$KVER" -name "$MOD.ko" | head -n 1)
 	ktap_check "round $1: insmod $MOD role=passive" insmod "$ko" \
-		role=passive dest="$PEER_IP" dmac="$PEER_MAC"
+		role=passive dest="$PEER_IP" dmac="$PEER_MAC" "${@:2}"
 }
 
 pp_round() {
