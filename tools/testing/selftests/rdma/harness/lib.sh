@@ -20,7 +20,9 @@
 #          retry_until TIMEOUT CMD...
 # Kernel:  run_ktap_module MOD [PARAM=VALUE...], check_modules_unload [MOD...],
 #          kmsg_mark TEXT, kmsg_since TEXT, module_loaded MOD
-# RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV)
+# RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV),
+#          rdma_res_count DEV KIND, check_rxe_no_objects [DEV],
+#          rxe_released_clean MARK DEV
 # Host:    require_cmd CMD...
 
 KTAP_PASS=0
@@ -434,6 +436,54 @@ check_modules_unload() {
 # rdma_link_add_rxe [IBDEV=rxe0]: soft-RoCE device on $NETDEV.
 rdma_link_add_rxe() {
 	rdma link add "${1:-rxe0}" type rxe netdev "$NETDEV"
+}
+
+# rdma_res_count DEV KIND: how many objects of KIND (pd, cq, qp, mr, srq...)
+# the core's resource tracking lists for DEV ("rdma -j resource show");
+# nothing, and status 1, when DEV or KIND is not in the answer.
+rdma_res_count() {
+	rdma -j resource show 2>/dev/null | python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin) if r.get("ifname") == sys.argv[1]]
+if not rows or sys.argv[2] not in rows[0]:
+    sys.exit(1)
+print(rows[0][sys.argv[2]])' "$1" "$2"
+}
+
+# rxe_released_clean MARK DEV: since the kernel log marker MARK, rdma_rxe
+# freed DEV with no verbs object of it left (its dealloc_driver line).
+rxe_released_clean() {
+	kmsg_since "$1" | grep -q "rdma_rxe: $2 released, 0 verbs objects left"
+}
+
+# check_rxe_no_objects [DEV=rxe0]: DEV holds no verbs object; DEV is gone
+# afterwards.  Resource tracking must list no PD, CQ, QP, MR or SRQ on it.
+# Address handles are not tracked there, so DEV is then deleted and the
+# count rdma_rxe logs when it frees the device, AHs included, must be 0.
+check_rxe_no_objects() {
+	local dev=${1:-rxe0} mark kind n left=''
+
+	for kind in pd cq qp mr srq; do
+		n=$(rdma_res_count "$dev" "$kind") || n='?'
+		[ "$n" = 0 ] || left+=" $kind=$n"
+	done
+	if [ -z "$left" ]; then
+		ktap_ok "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ"
+	else
+		ktap_fail "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ" \
+			"left:$left"
+	fi
+	mark="no objects on $dev $$.$RANDOM"
+	kmsg_mark "$mark"
+	if ! _bg_timeout 30 rdma link delete "$dev"; then
+		ktap_fail "$dev: freed with 0 verbs objects left" \
+			"rdma link delete $dev failed or did not return in 30 s"
+	elif retry_until 30 rxe_released_clean "$mark" "$dev"; then
+		ktap_ok "$dev: freed with 0 verbs objects left"
+	else
+		ktap_fail "$dev: freed with 0 verbs objects left" \
+			"$(kmsg_since "$mark" | grep "rdma_rxe: $dev released" | tail -n 1)"
+	fi
 }
 
 rdma_test_main() {
