@@ -23,7 +23,8 @@
 # RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV),
 #          rdma_res_count DEV KIND, check_rxe_no_objects [DEV],
 #          rxe_released_clean MARK DEV
-# Host:    require_cmd CMD...
+# Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
+#          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED)
 
 KTAP_PASS=0
 KTAP_FAIL=0
@@ -461,17 +462,17 @@ rxe_released_clean() {
 # Address handles are not tracked there, so DEV is then deleted and the
 # count rdma_rxe logs when it frees the device, AHs included, must be 0.
 check_rxe_no_objects() {
-	local dev=${1:-rxe0} mark kind n left=''
+	local dev=${1:-rxe0} mark kind n listed=''
 
 	for kind in pd cq qp mr srq; do
 		n=$(rdma_res_count "$dev" "$kind") || n='?'
-		[ "$n" = 0 ] || left+=" $kind=$n"
+		[ "$n" = 0 ] || listed+=" $kind=$n"
 	done
-	if [ -z "$left" ]; then
+	if [ -z "$listed" ]; then
 		ktap_ok "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ"
 	else
 		ktap_fail "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ" \
-			"left:$left"
+			"listed:$listed"
 	fi
 	mark="no objects on $dev $$.$RANDOM"
 	kmsg_mark "$mark"
@@ -516,6 +517,45 @@ rdma_test_main() {
 		exit 2
 		;;
 	esac
+}
+
+# ---- wire captures (host phases) --------------------------------------------
+
+# The InfiniBand dissector offers each packet's payload to heuristic
+# sub-dissectors, and the tests' payloads are arbitrary bytes.  Two of the
+# heuristics claim some of them and then report the packet malformed,
+# stock rxe's packets as well as ours: Mellanox EoIB (mellanox_eoib) takes
+# every UD SEND without payload, RPC-over-RDMA (rpcrdma_infiniband) RC
+# SENDs with a few bytes of payload.  roce_tshark turns both off, so that
+# what tshark flags is the fault of the RoCE packet itself.
+ROCE_TSHARK_HEUR_OFF="mellanox_eoib rpcrdma_infiniband"
+
+# roce_tshark PCAP ARGS...: tshark -n -r PCAP ARGS..., with those
+# heuristics off.
+roce_tshark() {
+	local pcap=$1 h
+	local -a off=()
+
+	shift
+	for h in $ROCE_TSHARK_HEUR_OFF; do
+		off+=(--disable-heuristic "$h")
+	done
+	tshark -n "${off[@]}" -r "$pcap" "$@"
+}
+
+# ROCE_FLAGGED: a display filter for the packets tshark reports malformed,
+# and the RoCE packets (UDP 4791) it has any expert information about.
+ROCE_FLAGGED='_ws.malformed || (udp.port == 4791 && _ws.expert)'
+
+# roce_flagged PCAP [FILTER]: how many packets of PCAP match ROCE_FLAGGED
+# (and FILTER); "error" when tshark fails.
+roce_flagged() {
+	local out
+
+	out=$(roce_tshark "$1" -Y "($ROCE_FLAGGED)${2:+ && ($2)}" 2>/dev/null) ||
+		{ echo error; return 1; }
+	printf '%s' "$out" | grep -c .
+	return 0
 }
 
 # ---- command expectations (shared by the nldev tests) ----------------------
