@@ -21,7 +21,7 @@
 # Kernel:  run_ktap_module MOD [PARAM=VALUE...], check_modules_unload [MOD...],
 #          kmsg_mark TEXT, kmsg_since TEXT, module_loaded MOD
 # RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV),
-#          rdma_res_count DEV KIND, check_rxe_no_objects [DEV],
+#          rdma_res_counts DEV KIND..., check_rxe_no_objects [DEV],
 #          rxe_released_clean MARK DEV
 # Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
 #          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED)
@@ -439,16 +439,18 @@ rdma_link_add_rxe() {
 	rdma link add "${1:-rxe0}" type rxe netdev "$NETDEV"
 }
 
-# rdma_res_count DEV KIND: how many objects of KIND (pd, cq, qp, mr, srq...)
-# the core's resource tracking lists for DEV ("rdma -j resource show");
-# nothing, and status 1, when DEV or KIND is not in the answer.
-rdma_res_count() {
+# rdma_res_counts DEV KIND...: "KIND=N ..." on one line, N the number of
+# objects of each KIND (pd, cq, qp, mr, srq...) the core's resource tracking
+# lists for DEV ("rdma -j resource show"); nothing, and status 1, when DEV
+# or a KIND is not in the answer.  One rdma and one python3 run: each costs
+# a second or more under TCG.
+rdma_res_counts() {
 	rdma -j resource show 2>/dev/null | python3 -c '
 import json, sys
 rows = [r for r in json.load(sys.stdin) if r.get("ifname") == sys.argv[1]]
-if not rows or sys.argv[2] not in rows[0]:
+if not rows or any(k not in rows[0] for k in sys.argv[2:]):
     sys.exit(1)
-print(rows[0][sys.argv[2]])' "$1" "$2"
+print(" ".join("%s=%s" % (k, rows[0][k]) for k in sys.argv[2:]))' "$@"
 }
 
 # rxe_released_clean MARK DEV: since the kernel log marker MARK, rdma_rxe
@@ -462,17 +464,18 @@ rxe_released_clean() {
 # Address handles are not tracked there, so DEV is then deleted and the
 # count rdma_rxe logs when it frees the device, AHs included, must be 0.
 check_rxe_no_objects() {
-	local dev=${1:-rxe0} mark kind n listed=''
+	local dev=${1:-rxe0} mark counts listed
 
-	for kind in pd cq qp mr srq; do
-		n=$(rdma_res_count "$dev" "$kind") || n='?'
-		[ "$n" = 0 ] || listed+=" $kind=$n"
-	done
+	if counts=$(rdma_res_counts "$dev" pd cq qp mr srq); then
+		listed=$(tr ' ' '\n' <<<"$counts" | grep -v '=0$' | tr '\n' ' ')
+	else
+		listed="($dev is not in rdma resource show)"
+	fi
 	if [ -z "$listed" ]; then
 		ktap_ok "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ"
 	else
 		ktap_fail "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ" \
-			"listed:$listed"
+			"listed: $listed"
 	fi
 	mark="no objects on $dev $$.$RANDOM"
 	kmsg_mark "$mark"

@@ -45,7 +45,7 @@ rcvd_above() {
 
 # hold DEV DEST DMAC DQPN: load both ULPs on DEV, sending to DQPN at DEST
 hold() {
-	local dev=$1 dest=$2 dmac=$3 dqpn=$4 ko
+	local dev=$1 dest=$2 dmac=$3 dqpn=$4 ko counts
 
 	ko=$(find "$STAGE/lib/modules/$KVER" -name rdma_obj_ulp.ko | head -n 1)
 	ktap_check "$dev: rdma_obj_ulp holds a PD, CQ, QP and MR" \
@@ -60,10 +60,10 @@ hold() {
 		ktap_fail "$dev: UD traffic flows" "rcvd_pkts $(rcvd "$dev")"
 	fi
 	rdma res show >"$RESULTS/res-$dev.txt" 2>&1
-	if [ "$(rdma_res_count "$dev" pd)" -ge 2 ] 2>/dev/null &&
-		[ "$(rdma_res_count "$dev" cq)" -ge 3 ] 2>/dev/null &&
-		[ "$(rdma_res_count "$dev" qp)" -ge 2 ] 2>/dev/null &&
-		[ "$(rdma_res_count "$dev" mr)" -ge 1 ] 2>/dev/null; then
+	counts=$(rdma_res_counts "$dev" pd cq qp mr)
+	if [[ "$counts" =~ ^pd=([0-9]+)\ cq=([0-9]+)\ qp=([0-9]+)\ mr=([0-9]+)$ ]] &&
+		[ "${BASH_REMATCH[1]}" -ge 2 ] && [ "${BASH_REMATCH[2]}" -ge 3 ] &&
+		[ "${BASH_REMATCH[3]}" -ge 2 ] && [ "${BASH_REMATCH[4]}" -ge 1 ]; then
 		ktap_ok "$dev: objects live: $(tr '\n' ' ' <"$RESULTS/res-$dev.txt")"
 	else
 		ktap_fail "$dev: objects live" "$(tr '\n' ' ' <"$RESULTS/res-$dev.txt")"
