@@ -9,6 +9,7 @@
 #
 #   make                      build every module (W=1 warning-free)
 #   make modules_install      INSTALL_MOD_PATH=DIR -> DIR/lib/modules/<kver>/updates
+#   make modules_uninstall    remove what modules_install put there
 #   make lint                 checkpatch --strict, sparse, kernel-doc
 #   make unit                 user-space unit tests of the pure files (ASan+UBSan)
 #   make fuzz                 libFuzzer targets, FUZZ_SECONDS=N each (default 10)
@@ -47,8 +48,8 @@ KMAKE = $(MAKE) -C $(KDIR) $(OURINC) $(if $(W),W=$(W)) $(if $(C),C=$(C))
 KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
-.PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install stage deps lint check \
-	run help kdir-check print-kver unit fuzz
+.PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
+	modules_uninstall stage deps lint check run help kdir-check print-kver unit fuzz
 
 all: modules testmods
 
@@ -72,6 +73,27 @@ modules_install: modules
 		$(if $(INSTALL_MOD_PATH),INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH))) \
 		modules_install
 	$(if $(INSTALL_MOD_PATH),@echo "staged under $(INSTALL_MOD_PATH); run 'depmod $(KVER)' on the target",depmod $(KVER))
+
+# Undo modules_install.  The modules are the ones the build lists in
+# modules.order, each at the path Kbuild's modules_install gives it under
+# updates/, with or without the compression suffix the kernel's
+# configuration adds; directories left empty under updates/ go as well.
+# Nothing else is touched, so the inbox modules are in charge again once
+# depmod has run.
+INSTALL_UPDATES = $(if $(INSTALL_MOD_PATH),$(abspath $(INSTALL_MOD_PATH)))/lib/modules/$(KVER)/updates
+
+modules_uninstall: modules
+	@test -n "$(KVER)" || { echo "no kernel release: set KDIR" >&2; exit 1; }
+	@sed -n -e 's:^$(TOP)/::' -e 's:\.o$$::p' $(TOP)/modules.order | while read -r m; do \
+		for f in $(INSTALL_UPDATES)/$$m.ko $(INSTALL_UPDATES)/$$m.ko.gz \
+			 $(INSTALL_UPDATES)/$$m.ko.xz $(INSTALL_UPDATES)/$$m.ko.zst; do \
+			if [ -e "$$f" ]; then echo "  RM      $$f"; rm -f "$$f" || exit 1; fi; \
+		done; \
+		if [ -d "$(INSTALL_UPDATES)/$${m%/*}" ]; then \
+			(cd "$(INSTALL_UPDATES)" && rmdir -p --ignore-fail-on-non-empty "$${m%/*}"); \
+		fi; \
+	done
+	$(if $(INSTALL_MOD_PATH),@echo "removed from $(INSTALL_MOD_PATH); run 'depmod $(KVER)' on the target",depmod $(KVER))
 
 ulp-stock: kdir-check
 	mkdir -p $(STOCK_ULP)
@@ -141,7 +163,7 @@ bench: deps stage
 	@bash $(BENCHSRC)/run_bench.sh
 
 help:
-	@sed -n '3,18p' $(TOP)/Makefile
+	@sed -n '3,19p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)

@@ -22,7 +22,9 @@
 extern const struct class ib_class;
 
 /*
- * ib_wq: ordered core work (unregister_queued, cache refreshes);
+ * ib_wq: ordered core work: delivery of asynchronous events
+ * (ib_dispatch_event()), whose handlers include the cache refresh on port
+ * events; queued unregistrations have a queue of their own in device.c.
  * ib_comp_wq / ib_comp_unbound_wq: CQ polling (cq.c).
  */
 extern struct workqueue_struct *ib_wq;
@@ -31,15 +33,16 @@ extern struct workqueue_struct *ib_comp_unbound_wq;
 
 /*
  * Callbacks of the RoCE netdev walkers.  @filter decides whether @cb runs
- * for a (device, port, netdev) triple; both are called with the device
- * registration lock held for read and may sleep.
+ * for a (device, port, netdev) triple, the netdev being NULL for a port
+ * without one; both are called with the device registry lock held for
+ * read and may sleep.
  */
 typedef bool (*roce_netdev_filter)(struct ib_device *device, u32 port,
 				   struct net_device *ndev, void *cookie);
 typedef void (*roce_netdev_callback)(struct ib_device *device, u32 port,
 				     struct net_device *ndev, void *cookie);
 
-/* Walk every port of one registered device whose netdev passes @filter. */
+/* Walk the RoCE ports of one device (kept alive by the caller). */
 void ib_enum_roce_netdev(struct ib_device *ib_dev, roce_netdev_filter filter,
 			 void *filter_cookie, roce_netdev_callback cb,
 			 void *cookie);
@@ -49,12 +52,16 @@ void ib_enum_all_roce_netdevs(roce_netdev_filter filter, void *filter_cookie,
 
 /*
  * Registered device by index, with a registration reference taken
- * (release with ib_device_put()); NULL when there is none.  @net is the
- * caller's namespace (all devices are shared across namespaces for now).
+ * (release with ib_device_put()); NULL when there is none or, in the
+ * exclusive namespace mode, when it does not belong to @net, the caller's
+ * namespace.
  */
 struct ib_device *ib_device_get_by_index(const struct net *net, u32 index);
 
-/* Iterate registered devices under the registration lock (netlink dumps). */
+/*
+ * Call @fn for every registered device, in index order, under the
+ * registry lock held for read; a non-zero return stops the walk.
+ */
 int ib_enum_all_devs(int (*fn)(struct ib_device *dev, void *arg), void *arg);
 
 /* ---- cache.c: GID and P_Key tables ------------------------------------- */
@@ -66,7 +73,11 @@ enum ib_cache_gid_default_mode {
 
 int ib_cache_setup(void);
 void ib_cache_cleanup(void);
-/* Per device, called by device.c at registration and unregistration. */
+/*
+ * Per device, called by device.c: setup_one at registration, cleanup_one
+ * at unregistration, release_one when the device's memory goes (and after
+ * a registration that failed).
+ */
 int ib_cache_setup_one(struct ib_device *device);
 void ib_cache_cleanup_one(struct ib_device *device);
 void ib_cache_release_one(struct ib_device *device);
@@ -120,9 +131,10 @@ void rdma_restrack_commit_del(struct rdma_restrack_entry *res);
 
 /*
  * ib_device.res points at RDMA_RESTRACK_MAX of these, one per kind.
- * @xa holds the listed entries by id (XA_FLAGS_ALLOC; QPs by QP number);
- * readers walk it under xa_lock() and must rdma_restrack_get() an entry
- * before dropping the lock.  @next_id is the cyclic allocation cursor.
+ * @xa holds the listed entries by id (XA_FLAGS_ALLOC; QPs by QP number,
+ * QPs 0 and 1 with their port in bits 24..31); readers walk it under
+ * xa_lock() and must rdma_restrack_get() an entry before dropping the
+ * lock.  @next_id is the cyclic allocation cursor of the other kinds.
  */
 struct rdma_restrack_root {
 	struct xarray	xa;
@@ -138,7 +150,7 @@ void ib_cq_pool_cleanup(struct ib_device *dev);
 /* The NETLINK_RDMA socket of every namespace (ib_core init/exit). */
 int rdma_nl_init(void);
 void rdma_nl_exit(void);
-/* The nldev client: device, port, link, system and resource commands. */
+/* The nldev client, every command of it (nldev*.c). */
 int nldev_init(void);
 void nldev_exit(void);
 /* An rdma_nl_notify_event_type event for "rdma monitor" (nldev.c). */
@@ -163,6 +175,7 @@ struct ib_client_nl_info {
 	u64 abi;
 };
 
+/* Ask a client for its char device (device.c). */
 int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 			  struct ib_client_nl_info *res);
 

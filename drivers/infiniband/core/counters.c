@@ -2,9 +2,9 @@
 /*
  * Per-port hardware counters.  A provider with alloc_hw_port_stats() gets
  * one rdma_hw_stats block per port at registration; the core owns the
- * blocks and frees them at unregistration.  Readers (nldev's STAT_GET, and
- * later sysfs) go through rdma_counters_refresh(), which asks the provider
- * for fresh values at most once per lifespan.
+ * blocks and frees them at unregistration.  Readers (nldev's STAT_GET and
+ * the hw_counters files in sysfs) go through rdma_counters_refresh(), which
+ * asks the provider for fresh values at most once per lifespan.
  *
  * Lifetime: the blocks live from rdma_counters_init() (registration, before
  * the device is visible) to rdma_counters_release() (teardown, after every

@@ -372,10 +372,10 @@ EXPORT_SYMBOL(ibdev_info);
 /*
  * Namespace mode.  Shared (the default): every device is visible from
  * every network namespace.  Exclusive: a device is visible only from the
- * namespace it belongs to (ib_core_device.rdma_net, init_net for every
- * device today, since no provider here can move).  Set at load time with
- * the netns_mode parameter or later with "rdma system set netns"; read
- * locklessly, written under ib_devices_rwsem.
+ * namespace it belongs to (ib_core_device.rdma_net: set at registration
+ * by ib_assign_netns(), back to init_net when that namespace dies).  Set
+ * at load time with the netns_mode parameter or later with "rdma system
+ * set netns"; read locklessly, written under ib_devices_rwsem.
  */
 static bool ib_devices_shared_netns = true;
 module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);

@@ -9,8 +9,8 @@
  * client's table entry for the operation decides what happens: a request
  * with NLM_F_DUMP starts a netlink dump with the entry's dump() callback,
  * any other request goes to doit().  Entries flagged RDMA_NL_ADMIN_PERM
- * need CAP_NET_ADMIN.  Acknowledgments and extack messages are the
- * netlink core's (netlink_rcv_skb()).
+ * need CAP_NET_ADMIN in the initial user namespace.  Acknowledgments and
+ * extack messages are the netlink core's (netlink_rcv_skb()).
  *
  * Locking: each client slot has a rw_semaphore.  rdma_nl_register() and
  * rdma_nl_unregister() take it for write; dispatch holds it for read
@@ -167,10 +167,9 @@ static int rdma_nl_rcv_msg(struct sk_buff *skb, struct nlmsghdr *nlh,
 	cbs = &table[op];
 
 	/*
-	 * Devices are shared by every namespace for now, so an admin
-	 * command acts on init_net's devices: the capability is required
-	 * in the initial user namespace.  Exclusive mode will check the
-	 * namespace that owns the device.
+	 * As upstream: the capability is required in the initial user
+	 * namespace, of the socket's opener and of the sender, in both
+	 * namespace modes and whichever namespace the device belongs to.
 	 */
 	if ((cbs->flags & RDMA_NL_ADMIN_PERM) &&
 	    !netlink_capable(skb, CAP_NET_ADMIN)) {

@@ -861,8 +861,8 @@ static int nldev_chardev_get(struct sk_buff *skb, struct nlmsghdr *nlh,
  * @type: an rdma_nl_notify_event_type value
  *
  * Sends an RDMA_NLDEV_CMD_MONITOR message to RDMA_NL_GROUP_NOTIFY of the
- * initial namespace (devices are shared, so every namespace's tool asks
- * there).  Netdev events carry the port and, while it is attached, the
+ * initial namespace, whichever namespace the device belongs to.  Netdev
+ * events carry the port and, while it is attached, the
  * netdev's index and name.  Nothing is built when nobody listens; a
  * message that cannot be allocated is dropped, as multicast may be.
  *

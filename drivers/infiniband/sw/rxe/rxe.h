@@ -729,7 +729,6 @@ enum rxe_counter rxe_drop_counter(enum rxe_drop why);
 const char *rxe_counter_name(enum rxe_counter c);
 
 extern struct workqueue_struct *rxe_wq;
-extern const struct attribute_group rxe_attr_group;
 void rxe_dealloc_driver(struct ib_device *ib_dev);
 
 /* verbs implemented outside rxe_verbs.c */

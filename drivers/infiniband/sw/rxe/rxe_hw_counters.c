@@ -105,27 +105,3 @@ int rxe_get_hw_stats(struct ib_device *dev, struct rdma_hw_stats *stats,
 		stats->value[i] = atomic64_read(&rxe->stats[i]);
 	return i;
 }
-
-/*
- * /sys/class/infiniband/<dev>/rxe_objects: live verbs objects of the
- * device (PDs, AHs, CQs, SRQs, QPs, MRs), 0 once every user let go.  The
- * lifetime tests read it; dealloc_driver() logs what is left at the end.
- */
-static ssize_t rxe_objects_show(struct device *device,
-				struct device_attribute *attr, char *buf)
-{
-	struct rxe_dev *rxe = rdma_device_to_drv_device(device, struct rxe_dev,
-							ib_dev);
-
-	return sysfs_emit(buf, "%d\n", atomic_read(&rxe->num_objs));
-}
-static DEVICE_ATTR_RO(rxe_objects);
-
-static struct attribute *rxe_dev_attrs[] = {
-	&dev_attr_rxe_objects.attr,
-	NULL,
-};
-
-const struct attribute_group rxe_attr_group = {
-	.attrs = rxe_dev_attrs,
-};

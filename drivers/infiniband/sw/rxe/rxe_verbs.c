@@ -274,7 +274,6 @@ const struct ib_device_ops rxe_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = 2,
-	.device_group = &rxe_attr_group,
 	.dealloc_driver = rxe_dealloc_driver,
 
 	/* device and port */

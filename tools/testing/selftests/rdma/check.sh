@@ -68,6 +68,38 @@ modules_install_layout() {
 	rm -rf "$dir"
 }
 
+# modules_uninstall takes back exactly what modules_install put there: into
+# a tree that already holds files of others (an inbox ib_core under
+# kernel/, an unrelated driver in updates/drivers/infiniband/, a DKMS-style
+# module), install, check ours arrived, uninstall; the tree must then be
+# file for file and directory for directory what it was before.
+modules_uninstall_clean() {
+	local dir kver before after
+	dir=$(mktemp -d)
+	kver=$(make -s -C "$top" --no-print-directory print-kver)
+	mkdir -p "$dir/lib/modules/$kver/kernel/drivers/infiniband/core" \
+		"$dir/lib/modules/$kver/updates/drivers/infiniband/hw/other" \
+		"$dir/lib/modules/$kver/updates/dkms"
+	touch "$dir/lib/modules/$kver/kernel/drivers/infiniband/core/ib_core.ko.xz" \
+		"$dir/lib/modules/$kver/updates/drivers/infiniband/hw/other/other.ko.xz" \
+		"$dir/lib/modules/$kver/updates/dkms/unrelated.ko"
+	before=$(cd "$dir" && find . | sort)
+	make -C "$top" W=1 modules_install INSTALL_MOD_PATH="$dir" || return 1
+	after=$(cd "$dir" && find . | sort)
+	echo "installed:"
+	comm -13 <(echo "$before") <(echo "$after")
+	comm -13 <(echo "$before") <(echo "$after") | grep -q '/updates/drivers/infiniband/core/ib_core\.ko' ||
+		{ echo "modules_install put no ib_core under updates/"; return 1; }
+	make -C "$top" W=1 modules_uninstall INSTALL_MOD_PATH="$dir" || return 1
+	after=$(cd "$dir" && find . | sort)
+	if [ "$before" != "$after" ]; then
+		echo "left behind (+) or removed (-) by install + uninstall:"
+		diff <(echo "$before") <(echo "$after") | grep '^[<>]' | sed 's/^< /-/; s/^> /+/'
+		return 1
+	fi
+	rm -rf "$dir"
+}
+
 # User-space unit tests and a short run of every fuzzer (ASan+UBSan); each
 # fuzzer is one test.  FUZZ_SECONDS overrides the few seconds given here.
 fuzz_one() {
@@ -83,6 +115,7 @@ for t in $(make -s -C "$top/tools/testing/rdma-unit" print-fuzz-targets); do
 	step "fuzz_$t" fuzz_one "$t"
 done
 step modules_install_layout modules_install_layout
+step modules_uninstall modules_uninstall_clean
 step lint bash "$here/lint.sh"
 # W=1 like build_w1 and lint: the same compiler flags, so the objects they
 # built are reused instead of every module being compiled again.

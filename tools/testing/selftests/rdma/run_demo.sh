@@ -178,6 +178,9 @@ fi
 . "$RDMA_HARNESS_DIR/depmod.sh"
 # shellcheck source=harness/vm.sh
 . "$RDMA_HARNESS_DIR/vm.sh"
+# roce_tshark, roce_flagged
+# shellcheck source=harness/lib.sh
+. "$RDMA_HARNESS_DIR/lib.sh"
 
 RES=$BUILD/results/demo
 
@@ -198,7 +201,7 @@ qpn_of() {
 }
 
 show_wire() {
-	local pcap=$RES/wire.pcap f=$RES/roce.txt r q1 q2 n
+	local pcap=$RES/wire.pcap f=$RES/roce.txt r q1 q2 n bad
 
 	if ! command -v tshark >/dev/null; then
 		echo "tshark is not installed: no wire decode (apt-get install tshark)"
@@ -206,10 +209,11 @@ show_wire() {
 	fi
 	echo
 	echo "== On the wire ($pcap, decoded by tshark)"
+	echo "(tshark's heuristics $ROCE_TSHARK_HEUR_OFF off: the payloads are test bytes)"
 	echo "frames by protocol:"
-	tshark -n -r "$pcap" -T fields -e _ws.col.Protocol 2>/dev/null | sort | uniq -c |
+	roce_tshark "$pcap" -T fields -e _ws.col.Protocol 2>/dev/null | sort | uniq -c |
 		sort -rn | awk '{ printf "    %6d  %s\n", $1, $2 }'
-	tshark -n -r "$pcap" -Y 'udp.dstport == 4791' -T fields -E separator=';' \
+	roce_tshark "$pcap" -Y 'udp.dstport == 4791' -T fields -E separator=';' \
 		-e frame.number -e frame.time_relative -e ip.src -e ip.dst -e udp.srcport \
 		-e infiniband.bth.opcode -e _ws.col.Info -e infiniband.bth.destqp \
 		-e infiniband.bth.psn -e infiniband.deth.srcqp -e infiniband.deth.q_key \
@@ -219,8 +223,12 @@ show_wire() {
 		"$(awk -F';' '$3 == "10.0.0.2"' "$f" | wc -l) b->a; BTH opcodes:"
 	awk -F';' '{ sub(/ QP=.*/, "", $7); print $6 " (" $7 ")" }' "$f" | sort | uniq -c |
 		awk '{ c = $1; $1 = ""; printf "    %6d  opcode%s\n", c, $0 }'
-	echo "malformed or flagged RoCE packets: $(tshark -n -r "$pcap" \
-		-Y 'udp.port == 4791 && (_ws.malformed || _ws.expert)' 2>/dev/null | wc -l)"
+	bad=$(roce_flagged "$pcap" 'udp.port == 4791')
+	echo "malformed or flagged RoCE packets: $bad"
+	if [ "$bad" != 0 ]; then
+		roce_tshark "$pcap" -Y "udp.port == 4791 && ($ROCE_FLAGGED)" 2>/dev/null |
+			head -n 5 | indent
+	fi
 	for r in 1 2; do
 		q1=$(qpn_of "$RES/a/pingpong-$r.log" local)
 		q2=$(qpn_of "$RES/b/pingpong-$r.log" local)

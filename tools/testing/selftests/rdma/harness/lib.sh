@@ -20,8 +20,11 @@
 #          retry_until TIMEOUT CMD...
 # Kernel:  run_ktap_module MOD [PARAM=VALUE...], check_modules_unload [MOD...],
 #          kmsg_mark TEXT, kmsg_since TEXT, module_loaded MOD
-# RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV)
-# Host:    require_cmd CMD...
+# RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV),
+#          rdma_res_counts DEV KIND..., check_rxe_no_objects [DEV],
+#          rxe_released_clean MARK DEV
+# Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
+#          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED)
 
 KTAP_PASS=0
 KTAP_FAIL=0
@@ -436,6 +439,57 @@ rdma_link_add_rxe() {
 	rdma link add "${1:-rxe0}" type rxe netdev "$NETDEV"
 }
 
+# rdma_res_counts DEV KIND...: "KIND=N ..." on one line, N the number of
+# objects of each KIND (pd, cq, qp, mr, srq...) the core's resource tracking
+# lists for DEV ("rdma -j resource show"); nothing, and status 1, when DEV
+# or a KIND is not in the answer.  One rdma and one python3 run: each costs
+# a second or more under TCG.
+rdma_res_counts() {
+	rdma -j resource show 2>/dev/null | python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin) if r.get("ifname") == sys.argv[1]]
+if not rows or any(k not in rows[0] for k in sys.argv[2:]):
+    sys.exit(1)
+print(" ".join("%s=%s" % (k, rows[0][k]) for k in sys.argv[2:]))' "$@"
+}
+
+# rxe_released_clean MARK DEV: since the kernel log marker MARK, rdma_rxe
+# freed DEV with no verbs object of it left (its dealloc_driver line).
+rxe_released_clean() {
+	kmsg_since "$1" | grep -q "rdma_rxe: $2 released, 0 verbs objects left"
+}
+
+# check_rxe_no_objects [DEV=rxe0]: DEV holds no verbs object; DEV is gone
+# afterwards.  Resource tracking must list no PD, CQ, QP, MR or SRQ on it.
+# Address handles are not tracked there, so DEV is then deleted and the
+# count rdma_rxe logs when it frees the device, AHs included, must be 0.
+check_rxe_no_objects() {
+	local dev=${1:-rxe0} mark counts listed
+
+	if counts=$(rdma_res_counts "$dev" pd cq qp mr srq); then
+		listed=$(tr ' ' '\n' <<<"$counts" | grep -v '=0$' | tr '\n' ' ')
+	else
+		listed="($dev is not in rdma resource show)"
+	fi
+	if [ -z "$listed" ]; then
+		ktap_ok "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ"
+	else
+		ktap_fail "$dev: rdma resource show lists no PD, CQ, QP, MR or SRQ" \
+			"listed: $listed"
+	fi
+	mark="no objects on $dev $$.$RANDOM"
+	kmsg_mark "$mark"
+	if ! _bg_timeout 30 rdma link delete "$dev"; then
+		ktap_fail "$dev: freed with 0 verbs objects left" \
+			"rdma link delete $dev failed or did not return in 30 s"
+	elif retry_until 30 rxe_released_clean "$mark" "$dev"; then
+		ktap_ok "$dev: freed with 0 verbs objects left"
+	else
+		ktap_fail "$dev: freed with 0 verbs objects left" \
+			"$(kmsg_since "$mark" | grep "rdma_rxe: $dev released" | tail -n 1)"
+	fi
+}
+
 rdma_test_main() {
 	local phase=${1:-}
 
@@ -466,6 +520,45 @@ rdma_test_main() {
 		exit 2
 		;;
 	esac
+}
+
+# ---- wire captures (host phases) --------------------------------------------
+
+# The InfiniBand dissector offers each packet's payload to heuristic
+# sub-dissectors, and the tests' payloads are arbitrary bytes.  Two of the
+# heuristics claim some of them and then report the packet malformed,
+# stock rxe's packets as well as ours: Mellanox EoIB (mellanox_eoib) takes
+# every UD SEND without payload, RPC-over-RDMA (rpcrdma_infiniband) RC
+# SENDs with a few bytes of payload.  roce_tshark turns both off, so that
+# what tshark flags is the fault of the RoCE packet itself.
+ROCE_TSHARK_HEUR_OFF="mellanox_eoib rpcrdma_infiniband"
+
+# roce_tshark PCAP ARGS...: tshark -n -r PCAP ARGS..., with those
+# heuristics off.
+roce_tshark() {
+	local pcap=$1 h
+	local -a off=()
+
+	shift
+	for h in $ROCE_TSHARK_HEUR_OFF; do
+		off+=(--disable-heuristic "$h")
+	done
+	tshark -n "${off[@]}" -r "$pcap" "$@"
+}
+
+# ROCE_FLAGGED: a display filter for the packets tshark reports malformed,
+# and the RoCE packets (UDP 4791) it has any expert information about.
+ROCE_FLAGGED='_ws.malformed || (udp.port == 4791 && _ws.expert)'
+
+# roce_flagged PCAP [FILTER]: how many packets of PCAP match ROCE_FLAGGED
+# (and FILTER); "error" when tshark fails.
+roce_flagged() {
+	local out
+
+	out=$(roce_tshark "$1" -Y "($ROCE_FLAGGED)${2:+ && ($2)}" 2>/dev/null) ||
+		{ echo error; return 1; }
+	printf '%s' "$out" | grep -c .
+	return 0
 }
 
 # ---- command expectations (shared by the nldev tests) ----------------------

@@ -103,7 +103,7 @@ guest_b() {
 
 host_phase() {
 	local res=$1 pcap=$1/wire.pcap f n ab ba qa qb bad
-	local -a tsh=(tshark -n -r "$pcap")
+	local -a tsh=(roce_tshark "$pcap")
 
 	require_cmd tshark || { ktap_fail "tshark available" "install tshark"; return; }
 	if [ ! -s "$pcap" ]; then
@@ -130,11 +130,11 @@ host_phase() {
 	else
 		ktap_fail "BTH opcode 100 (UD SEND only) on $n packets" "want at least $((2 * ITERS))"
 	fi
-	bad=$("${tsh[@]}" -Y '_ws.malformed || (udp.port == 4791 && _ws.expert)' 2>/dev/null | wc -l)
-	if [ "$bad" -eq 0 ]; then
+	bad=$(roce_flagged "$pcap")
+	if [ "$bad" = 0 ]; then
 		ktap_ok "no malformed packet, no expert info on RoCE"
 	else
-		ktap_fail "no malformed packet, no expert info on RoCE" "$bad packets, first: $("${tsh[@]}" -Y '_ws.malformed || (udp.port == 4791 && _ws.expert)' 2>/dev/null | head -n 1)"
+		ktap_fail "no malformed packet, no expert info on RoCE" "$bad packets, first: $("${tsh[@]}" -Y "$ROCE_FLAGGED" 2>/dev/null | head -n 1)"
 	fi
 	# The QPNs each side printed: a's local QPN is the destination of b->a.
 	qa=$(sed -n 's/^local_qpn=//p' "$res/a/qpn" 2>/dev/null)

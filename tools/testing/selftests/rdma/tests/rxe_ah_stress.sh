@@ -9,7 +9,9 @@
 # makes a reply AH per datagram with ib_create_ah_from_wc) and check
 # every echo.  A hang shows as the module's timeout; the module checks
 # created == destroyed, every datagram echoed intact, PD usecnt restored;
-# the harness checks the kernel logs and that every module unloads.  The
+# the test checks that rxe0 holds no object afterwards
+# (check_rxe_no_objects), the harness the kernel logs and that every
+# module unloads.  The
 # host checks that b echoed exactly the datagrams a sent.
 #
 # vms: 2
@@ -62,11 +64,7 @@ guest_a() {
 	fi
 	# Tell b that the run is over.
 	wait_for_peer_tcp "$PEER_IP" $((PORT + 1)) 30
-	if [ "$(cat /sys/class/infiniband/rxe0/rxe_objects)" = 0 ]; then
-		ktap_ok "rxe0: no object left"
-	else
-		ktap_fail "rxe0: no object left" "rxe_objects: $(cat /sys/class/infiniband/rxe0/rxe_objects)"
-	fi
+	check_rxe_no_objects rxe0
 	check_modules_unload
 }
 

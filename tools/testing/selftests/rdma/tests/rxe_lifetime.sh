@@ -34,14 +34,6 @@ MV=mv0
 MV_IP=10.0.0.11
 MV_MAC=52:54:00:00:01:01
 
-# res_count DEV OBJ: the OBJ count "rdma res show" gives for DEV, or 0
-res_count() {
-	rdma -j res show 2>/dev/null | python3 -c '
-import json, sys
-rows = [r for r in json.load(sys.stdin) if r.get("ifname") == sys.argv[1]]
-print(rows[0].get(sys.argv[2], 0) if rows else 0)' "$1" "$2"
-}
-
 # rcvd DEV: its rcvd_pkts counter
 rcvd() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts" 2>/dev/null || echo 0
@@ -51,13 +43,9 @@ rcvd_above() {
 	[ "$(rcvd "$1")" -gt "$2" ]
 }
 
-released_clean() {
-	kmsg_since "$1" | grep -q "rdma_rxe: $2 released, 0 verbs objects left"
-}
-
 # hold DEV DEST DMAC DQPN: load both ULPs on DEV, sending to DQPN at DEST
 hold() {
-	local dev=$1 dest=$2 dmac=$3 dqpn=$4 ko objs
+	local dev=$1 dest=$2 dmac=$3 dqpn=$4 ko counts
 
 	ko=$(find "$STAGE/lib/modules/$KVER" -name rdma_obj_ulp.ko | head -n 1)
 	ktap_check "$dev: rdma_obj_ulp holds a PD, CQ, QP and MR" \
@@ -71,14 +59,14 @@ hold() {
 	else
 		ktap_fail "$dev: UD traffic flows" "rcvd_pkts $(rcvd "$dev")"
 	fi
-	objs=$(cat "/sys/class/infiniband/$dev/rxe_objects")
 	rdma res show >"$RESULTS/res-$dev.txt" 2>&1
-	if [ "$(res_count "$dev" pd)" -ge 2 ] && [ "$(res_count "$dev" cq)" -ge 3 ] &&
-		[ "$(res_count "$dev" qp)" -ge 2 ] && [ "$(res_count "$dev" mr)" -ge 1 ] &&
-		[ "$objs" -ge 9 ]; then
-		ktap_ok "$dev: objects live: $(tr '\n' ' ' <"$RESULTS/res-$dev.txt")rxe_objects $objs"
+	counts=$(rdma_res_counts "$dev" pd cq qp mr)
+	if [[ "$counts" =~ ^pd=([0-9]+)\ cq=([0-9]+)\ qp=([0-9]+)\ mr=([0-9]+)$ ]] &&
+		[ "${BASH_REMATCH[1]}" -ge 2 ] && [ "${BASH_REMATCH[2]}" -ge 3 ] &&
+		[ "${BASH_REMATCH[3]}" -ge 2 ] && [ "${BASH_REMATCH[4]}" -ge 1 ]; then
+		ktap_ok "$dev: objects live: $(tr '\n' ' ' <"$RESULTS/res-$dev.txt")"
 	else
-		ktap_fail "$dev: objects live" "$(tr '\n' ' ' <"$RESULTS/res-$dev.txt") rxe_objects $objs"
+		ktap_fail "$dev: objects live" "$(tr '\n' ' ' <"$RESULTS/res-$dev.txt")"
 	fi
 }
 
@@ -86,7 +74,7 @@ hold() {
 gone() {
 	local dev=$1 mark=$2 out
 
-	if retry_until 60 released_clean "$mark" "$dev"; then
+	if retry_until 60 rxe_released_clean "$mark" "$dev"; then
 		ktap_ok "$dev: freed with 0 verbs objects left"
 	else
 		ktap_fail "$dev: freed with 0 verbs objects left" \

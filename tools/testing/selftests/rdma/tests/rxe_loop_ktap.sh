@@ -13,8 +13,8 @@
 # deregistered under an RDMA WRITE, registration rules, READ/ATOMIC without
 # responder resources, a 1 MiB READ, an AH of another PD).  The port
 # counters must have moved by at least the traffic the module reports
-# (drop_path by the packets it forged); then rxe0 must hold no object and
-# every module must unload.
+# (drop_path by the packets it forged); then rxe0 must hold no object
+# (check_rxe_no_objects) and every module must unload.
 #
 # vms: 1
 # stack-a: project
@@ -42,10 +42,6 @@ uc_loss_filters() {
 			match u32 $((UC_LOSS_PSN + d)) 0x00ffffff at 36 \
 			action drop || return 1
 	done
-}
-
-rxe_objects() {
-	cat /sys/class/infiniband/rxe0/rxe_objects 2>/dev/null
 }
 
 # counters_snapshot: "name=value" for each of $COUNTERS
@@ -127,11 +123,7 @@ guest() {
 		ktap_fail "rdma_rxe_loop_test: traffic report" "no 'traffic sends=' line in its kernel log"
 	fi
 
-	if [ "$(rxe_objects)" = 0 ]; then
-		ktap_ok "rxe0: no object left"
-	else
-		ktap_fail "rxe0: no object left" "rxe_objects: $(rxe_objects)"
-	fi
+	check_rxe_no_objects rxe0
 	check_modules_unload
 }
 

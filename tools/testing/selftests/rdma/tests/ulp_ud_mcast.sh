@@ -133,7 +133,7 @@ guest_b() {
 
 mcast_host_checks() {
 	local res=$1 pcap=$1/wire.pcap n out want=$((2 * COUNT))
-	local -a tsh=(tshark -n -r "$pcap")
+	local -a tsh=(roce_tshark "$pcap")
 
 	n=$("${tsh[@]}" -Y "udp.dstport == 4791 && ip.dst == $GROUP4 && eth.dst == 01:00:5e:01:02:03 && infiniband.bth.destqp == 0xffffff" 2>/dev/null | wc -l)
 	if [ "$n" -eq "$want" ]; then
