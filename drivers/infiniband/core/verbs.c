@@ -2,8 +2,9 @@
 /*
  * The verbs on objects: protection domains, address handles, queue pairs,
  * shared receive queues, memory regions and multicast attachments
- * (completion queues live in cq.c).  Each verb validates its arguments, does the core's share of
- * the bookkeeping and dispatches to the provider through ib_device.ops.
+ * (completion queues live in cq.c).  Each verb validates its arguments,
+ * does the core's share of the bookkeeping and dispatches to the provider
+ * through ib_device.ops.
  *
  * Ownership and lifetimes
  *  - The core allocates PDs, AHs, CQs, QPs and SRQs itself, with the size
@@ -933,17 +934,8 @@ void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
 			     u32 flow_label, u8 hop_limit, u8 traffic_class,
 			     const struct ib_gid_attr *sgid_attr)
 {
-	union ib_gid to = dgid ? *dgid : attr->grh.dgid;
-
-	attr->ah_flags = IB_AH_GRH;
-	attr->grh = (struct ib_global_route) {
-		.sgid_attr	= sgid_attr,
-		.dgid		= to,
-		.flow_label	= flow_label,
-		.sgid_index	= sgid_attr->index,
-		.hop_limit	= hop_limit,
-		.traffic_class	= traffic_class,
-	};
+	__rdma_ah_fill_grh(attr, dgid, flow_label, sgid_attr->index, hop_limit,
+			   traffic_class, sgid_attr);
 }
 EXPORT_SYMBOL(rdma_move_grh_sgid_attr);
 
