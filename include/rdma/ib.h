@@ -61,6 +61,15 @@ static inline int ib_addr_cmp(const struct ib_addr *a1,
 	return memcmp(a1, a2, sizeof(*a1));
 }
 
+/*
+ * write() on a uverbs file may only act for the credentials that opened
+ * it; a file passed to another process must not be usable through write().
+ */
+static inline bool ib_safe_file_access(struct file *filp)
+{
+	return filp->f_cred == current_cred();
+}
+
 /**
  * struct sockaddr_ib - an AF_IB socket address
  * @sib_family: AF_IB
@@ -80,14 +89,5 @@ struct sockaddr_ib {
 	__be64			sib_sid_mask;
 	__u64			sib_scope_id;
 };
-
-/*
- * write() on a uverbs file may only act for the credentials that opened
- * it; a file passed to another process must not be usable through write().
- */
-static inline bool ib_safe_file_access(struct file *filp)
-{
-	return filp->f_cred == current_cred();
-}
 
 #endif /* _RDMA_IB_H */

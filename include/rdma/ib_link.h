@@ -12,6 +12,7 @@
 #define _RDMA_IB_LINK_H
 
 #include <linux/compiler.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 
 /* Static rate codes of an address vector (IBA 9.11 and its extensions). */
@@ -101,14 +102,12 @@ static inline enum ib_mtu ib_mtu_int_to_enum(int mtu)
  */
 static inline int opa_mtu_enum_to_int(enum opa_mtu mtu)
 {
-	switch (mtu) {
-	case OPA_MTU_8192:
-		return 8192;
-	case OPA_MTU_10240:
+	/* Codes 6 and 7 are OPA's own; below them the IB codes apply. */
+	if (mtu == OPA_MTU_10240)
 		return 10240;
-	default:
-		return ib_mtu_enum_to_int((enum ib_mtu)mtu);
-	}
+	if (mtu == OPA_MTU_8192)
+		return 8192;
+	return ib_mtu_enum_to_int((enum ib_mtu)mtu);
 }
 
 /**
@@ -157,14 +156,19 @@ enum ib_port_width {
  */
 static inline int ib_width_enum_to_int(enum ib_port_width width)
 {
-	switch (width) {
-	case IB_WIDTH_1X:  return  1;
-	case IB_WIDTH_2X:  return  2;
-	case IB_WIDTH_4X:  return  4;
-	case IB_WIDTH_8X:  return  8;
-	case IB_WIDTH_12X: return 12;
-	default:	   return -1;
-	}
+	static const u8 lanes_of[] = {
+		[IB_WIDTH_1X]	= 1,
+		[IB_WIDTH_2X]	= 2,
+		[IB_WIDTH_4X]	= 4,
+		[IB_WIDTH_8X]	= 8,
+		[IB_WIDTH_12X]	= 12,
+	};
+	unsigned int code = width;
+
+	/* The codes are single bits; the holes between them read as 0. */
+	if (code >= ARRAY_SIZE(lanes_of) || !lanes_of[code])
+		return -1;
+	return lanes_of[code];
 }
 
 /*

@@ -118,18 +118,21 @@ static inline u16 rdma_flow_label_to_udp_sport(u32 fl)
  * @lqpn: local QP number
  * @rqpn: remote QP number
  *
- * The product of the two numbers is folded down to 20 bits.  Multiplication
- * commutes, so both ends of a connection compute the same label.
+ * The 64-bit product of the two numbers is folded down to 20 bits: the
+ * label is the XOR of its 20-bit slices (bits 0-19, 20-39, 40-59 and
+ * 60-63).  Multiplication commutes, so both ends of a connection compute
+ * the same label.
  *
  * Return: the flow label, in 0..0xFFFFF.
  */
 static inline u32 rdma_calc_flow_label(u32 lqpn, u32 rqpn)
 {
-	u64 v = (u64)lqpn * rqpn;
+	u64 product = (u64)lqpn * rqpn;
+	u32 label = 0;
 
-	v ^= v >> 20;
-	v ^= v >> 40;
-	return (u32)(v & IB_GRH_FLOWLABEL_MASK);
+	for (; product; product >>= 20)
+		label ^= product & IB_GRH_FLOWLABEL_MASK;
+	return label;
 }
 
 /**
@@ -144,9 +147,8 @@ static inline u32 rdma_calc_flow_label(u32 lqpn, u32 rqpn)
  */
 static inline u16 rdma_get_udp_sport(u32 fl, u32 lqpn, u32 rqpn)
 {
-	if (!fl)
-		fl = rdma_calc_flow_label(lqpn, rqpn);
-	return rdma_flow_label_to_udp_sport(fl);
+	return rdma_flow_label_to_udp_sport(fl ?: rdma_calc_flow_label(lqpn,
+									 rqpn));
 }
 
 #endif /* _RDMA_IB_NET_HDR_H */

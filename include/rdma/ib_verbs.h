@@ -279,13 +279,16 @@ enum {
 static inline enum rdma_network_type
 rdma_gid_attr_network_type(const struct ib_gid_attr *attr)
 {
-	if (attr->gid_type == IB_GID_TYPE_IB)
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)&attr->gid);
+
+	switch (attr->gid_type) {
+	case IB_GID_TYPE_IB:
 		return RDMA_NETWORK_IB;
-	if (attr->gid_type == IB_GID_TYPE_ROCE)
+	case IB_GID_TYPE_ROCE:
 		return RDMA_NETWORK_ROCE_V1;
-	if (ipv6_addr_v4mapped((const struct in6_addr *)&attr->gid))
-		return RDMA_NETWORK_IPV4;
-	return RDMA_NETWORK_IPV6;
+	default:
+		return v4 ? RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
 }
 
 /*
@@ -1830,19 +1833,20 @@ static inline int ib_copy_to_udata(struct ib_udata *udata, void *src,
  */
 static inline bool ib_is_buffer_cleared(const void __user *p, size_t len)
 {
-	bool clear;
-	u8 *buf;
+	u8 chunk[64];
+	size_t done, n;
 
 	if (len > USHRT_MAX)
 		return false;
 
-	buf = memdup_user(p, len);
-	if (IS_ERR(buf))
-		return false;
-
-	clear = !memchr_inv(buf, 0, len);
-	kfree(buf);
-	return clear;
+	/* A piece at a time through a small buffer: no allocation. */
+	for (done = 0; done < len; done += n) {
+		n = min(len - done, sizeof(chunk));
+		if (copy_from_user(chunk, p + done, n) ||
+		    memchr_inv(chunk, 0, n))
+			return false;
+	}
+	return true;
 }
 
 /**
@@ -2616,10 +2620,12 @@ static inline int ibdev_to_node(struct ib_device *ibdev)
 static inline const struct cpumask *
 ib_get_vector_affinity(struct ib_device *device, int comp_vector)
 {
-	if (comp_vector < 0 || comp_vector >= device->num_comp_vectors ||
-	    !device->ops.get_vector_affinity)
-		return NULL;
-	return device->ops.get_vector_affinity(device, comp_vector);
+	const struct cpumask *(*affinity)(struct ib_device *ibdev,
+					  int comp_vector) =
+		device->ops.get_vector_affinity;
+	bool known = comp_vector >= 0 && comp_vector < device->num_comp_vectors;
+
+	return known && affinity ? affinity(device, comp_vector) : NULL;
 }
 
 /*
@@ -2903,8 +2909,9 @@ static inline bool rdma_protocol_iwarp(const struct ib_device *device,
 static inline bool rdma_ib_or_roce(const struct ib_device *device,
 				   u32 port_num)
 {
-	return rdma_protocol_ib(device, port_num) ||
-	       rdma_protocol_roce(device, port_num);
+	return __rdma_core_cap(device, port_num) &
+	       (RDMA_CORE_CAP_PROT_IB | RDMA_CORE_CAP_PROT_ROCE |
+		RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
 }
 
 /**
@@ -3281,8 +3288,6 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 static inline struct ib_srq *
 ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *srq_init_attr)
 {
-	if (!pd->device->ops.create_srq)
-		return ERR_PTR(-EOPNOTSUPP);
 	return ib_create_srq_user(pd, srq_init_attr, NULL, NULL);
 }
 
@@ -3633,23 +3638,23 @@ int ib_check_mr_status(struct ib_mr *mr, u32 check_mask,
 static inline int ib_check_mr_access(struct ib_device *ib_dev,
 				     unsigned int flags)
 {
-	u64 device_cap = ib_dev->attrs.device_cap_flags;
+	const struct ib_device_attr *attrs = &ib_dev->attrs;
+	unsigned int remote_change = IB_ACCESS_REMOTE_ATOMIC |
+				     IB_ACCESS_REMOTE_WRITE;
+	unsigned int lacking = 0;
 
-	if (flags & (IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_REMOTE_WRITE) &&
-	    !(flags & IB_ACCESS_LOCAL_WRITE))
+	if ((flags & ~IB_ACCESS_SUPPORTED) ||
+	    ((flags & remote_change) && !(flags & IB_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
-	if (flags & ~IB_ACCESS_SUPPORTED)
-		return -EINVAL;
-	if (flags & IB_ACCESS_ON_DEMAND &&
-	    !(ib_dev->attrs.kernel_cap_flags & IBK_ON_DEMAND_PAGING))
-		return -EOPNOTSUPP;
-	if (flags & IB_ACCESS_FLUSH_GLOBAL &&
-	    !(device_cap & IB_DEVICE_FLUSH_GLOBAL))
-		return -EOPNOTSUPP;
-	if (flags & IB_ACCESS_FLUSH_PERSISTENT &&
-	    !(device_cap & IB_DEVICE_FLUSH_PERSISTENT))
-		return -EOPNOTSUPP;
-	return 0;
+
+	/* The rights this device cannot grant. */
+	if (!(attrs->kernel_cap_flags & IBK_ON_DEMAND_PAGING))
+		lacking |= IB_ACCESS_ON_DEMAND;
+	if (!(attrs->device_cap_flags & IB_DEVICE_FLUSH_GLOBAL))
+		lacking |= IB_ACCESS_FLUSH_GLOBAL;
+	if (!(attrs->device_cap_flags & IB_DEVICE_FLUSH_PERSISTENT))
+		lacking |= IB_ACCESS_FLUSH_PERSISTENT;
+	return flags & lacking ? -EOPNOTSUPP : 0;
 }
 
 /**
@@ -3906,17 +3911,13 @@ static inline int ib_dma_map_sgtable_attrs(struct ib_device *dev,
 					   enum dma_data_direction direction,
 					   unsigned long dma_attrs)
 {
-	int nents;
-
 	if (!ib_uses_virt_dma(dev))
 		return dma_map_sgtable(dev->dma_device, sgt, direction,
 				       dma_attrs);
 
-	nents = ib_dma_virt_map_sg(dev, sgt->sgl, sgt->orig_nents);
-	if (!nents)
-		return -EIO;
-	sgt->nents = nents;
-	return 0;
+	/* Virtual DMA maps every entry or, for an empty table, none. */
+	sgt->nents = ib_dma_virt_map_sg(dev, sgt->sgl, sgt->orig_nents);
+	return sgt->nents ? 0 : -EIO;
 }
 
 /**
@@ -4027,9 +4028,8 @@ static inline void ib_dma_sync_single_for_device(struct ib_device *dev,
  */
 static inline u8 *rdma_ah_retrieve_dmac(struct rdma_ah_attr *attr)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_ROCE)
-		return attr->roce.dmac;
-	return NULL;
+	/* Only RoCE vectors carry an Ethernet address. */
+	return attr->type == RDMA_AH_ATTR_TYPE_ROCE ? attr->roce.dmac : NULL;
 }
 
 /**
@@ -4039,10 +4039,17 @@ static inline u8 *rdma_ah_retrieve_dmac(struct rdma_ah_attr *attr)
  */
 static inline void rdma_ah_set_dlid(struct rdma_ah_attr *attr, u32 dlid)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
 		attr->ib.dlid = (u16)dlid;
-	else if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+		break;
+	case RDMA_AH_ATTR_TYPE_OPA:
 		attr->opa.dlid = dlid;
+		break;
+	default:
+		/* RoCE vectors address by GID and MAC only. */
+		break;
+	}
 }
 
 /**
@@ -4053,11 +4060,14 @@ static inline void rdma_ah_set_dlid(struct rdma_ah_attr *attr, u32 dlid)
  */
 static inline u32 rdma_ah_get_dlid(const struct rdma_ah_attr *attr)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
 		return attr->ib.dlid;
-	if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+	case RDMA_AH_ATTR_TYPE_OPA:
 		return attr->opa.dlid;
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /**
@@ -4089,10 +4099,16 @@ static inline u8 rdma_ah_get_sl(const struct rdma_ah_attr *attr)
 static inline void rdma_ah_set_path_bits(struct rdma_ah_attr *attr,
 					 u8 src_path_bits)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
 		attr->ib.src_path_bits = src_path_bits;
-	else if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+		break;
+	case RDMA_AH_ATTR_TYPE_OPA:
 		attr->opa.src_path_bits = src_path_bits;
+		break;
+	default:
+		break;
+	}
 }
 
 /**
@@ -4103,11 +4119,14 @@ static inline void rdma_ah_set_path_bits(struct rdma_ah_attr *attr,
  */
 static inline u8 rdma_ah_get_path_bits(const struct rdma_ah_attr *attr)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_IB)
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
 		return attr->ib.src_path_bits;
-	if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+	case RDMA_AH_ATTR_TYPE_OPA:
 		return attr->opa.src_path_bits;
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /**
@@ -4118,8 +4137,10 @@ static inline u8 rdma_ah_get_path_bits(const struct rdma_ah_attr *attr)
 static inline void rdma_ah_set_make_grd(struct rdma_ah_attr *attr,
 					bool make_grd)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
-		attr->opa.make_grd = make_grd;
+	/* Only OPA vectors have the flag; others ignore it. */
+	if (attr->type != RDMA_AH_ATTR_TYPE_OPA)
+		return;
+	attr->opa.make_grd = make_grd;
 }
 
 /**
@@ -4130,9 +4151,7 @@ static inline void rdma_ah_set_make_grd(struct rdma_ah_attr *attr,
  */
 static inline bool rdma_ah_get_make_grd(const struct rdma_ah_attr *attr)
 {
-	if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
-		return attr->opa.make_grd;
-	return false;
+	return attr->type == RDMA_AH_ATTR_TYPE_OPA && attr->opa.make_grd;
 }
 
 /**
@@ -4258,6 +4277,31 @@ static inline void rdma_ah_set_interface_id(struct rdma_ah_attr *attr,
 	attr->grh.dgid.global.interface_id = if_id;
 }
 
+/*
+ * Give @attr a GRH built whole (a NULL @dgid keeps the destination it
+ * has), holding @sgid_attr: a GID reference the caller passes on, or
+ * NULL.  rdma_ah_set_grh() and rdma_move_grh_sgid_attr() are this without
+ * and with a GID entry.
+ */
+static inline void __rdma_ah_fill_grh(struct rdma_ah_attr *attr,
+				      union ib_gid *dgid, u32 flow_label,
+				      u8 sgid_index, u8 hop_limit,
+				      u8 traffic_class,
+				      const struct ib_gid_attr *sgid_attr)
+{
+	union ib_gid to = dgid ? *dgid : attr->grh.dgid;
+
+	attr->ah_flags = IB_AH_GRH;
+	attr->grh = (struct ib_global_route) {
+		.sgid_attr	= sgid_attr,
+		.dgid		= to,
+		.flow_label	= flow_label,
+		.sgid_index	= sgid_index,
+		.hop_limit	= hop_limit,
+		.traffic_class	= traffic_class,
+	};
+}
+
 /**
  * rdma_ah_set_grh() - fill the global route and mark it valid
  * @attr: the address vector
@@ -4276,16 +4320,8 @@ static inline void rdma_ah_set_grh(struct rdma_ah_attr *attr,
 				   u8 sgid_index, u8 hop_limit,
 				   u8 traffic_class)
 {
-	struct ib_global_route *grh = &attr->grh;
-
-	attr->ah_flags = IB_AH_GRH;
-	if (dgid)
-		grh->dgid = *dgid;
-	grh->flow_label = flow_label;
-	grh->sgid_index = sgid_index;
-	grh->hop_limit = hop_limit;
-	grh->traffic_class = traffic_class;
-	grh->sgid_attr = NULL;
+	__rdma_ah_fill_grh(attr, dgid, flow_label, sgid_index, hop_limit,
+			   traffic_class, NULL);
 }
 
 /*
@@ -4332,8 +4368,9 @@ static inline u32 ib_inc_rkey(u32 rkey)
  */
 static inline u16 ib_lid_cpu16(u32 lid)
 {
-	WARN_ON_ONCE(lid & 0xFFFF0000);
-	return (u16)lid;
+	/* A 32-bit (OPA) LID does not fit an IB packet. */
+	WARN_ON_ONCE(lid > U16_MAX);
+	return lid;
 }
 
 /**
@@ -4346,8 +4383,7 @@ static inline u16 ib_lid_cpu16(u32 lid)
  */
 static inline __be16 ib_lid_be16(u32 lid)
 {
-	WARN_ON_ONCE(lid & 0xFFFF0000);
-	return cpu_to_be16((u16)lid);
+	return cpu_to_be16(ib_lid_cpu16(lid));
 }
 
 #endif /* IB_VERBS_H */

@@ -62,9 +62,10 @@ enum rdma_nl_flags {
  * literal); the build fails if the two disagree.
  */
 #define MODULE_ALIAS_RDMA_NETLINK(_index, _val)				\
-	static inline void __maybe_unused __rdma_nl_alias_check_##_index(void) \
+	static inline void __maybe_unused rdma_nl_alias_of_##_index(void) \
 	{								\
-		BUILD_BUG_ON((_index) != (_val));			\
+		static_assert((_index) == (_val),			\
+			      #_index " is not " #_val);		\
 	}								\
 	MODULE_ALIAS("rdma-netlink-subsys-" __stringify(_val))
 

@@ -47,18 +47,25 @@ static atomic_t neigh_updates = ATOMIC_INIT(0);
  */
 int rdma_addr_size(const struct sockaddr *addr)
 {
-	switch (addr->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		return sizeof(struct sockaddr_ib);
-	default:
-		return 0;
-	}
+	static const u8 size_of_family[] = {
+		[AF_INET]	= sizeof(struct sockaddr_in),
+		[AF_INET6]	= sizeof(struct sockaddr_in6),
+		[AF_IB]		= sizeof(struct sockaddr_ib),
+	};
+	unsigned int family = addr->sa_family;
+
+	return family < ARRAY_SIZE(size_of_family) ?
+	       size_of_family[family] : 0;
 }
 EXPORT_SYMBOL(rdma_addr_size);
+
+/* rdma_addr_size() of @addr when that fits in @room bytes, else 0. */
+static int addr_size_within(const void *addr, size_t room)
+{
+	int len = rdma_addr_size(addr);
+
+	return len <= room ? len : 0;
+}
 
 /**
  * rdma_addr_size_in6 - length of an address held in a sockaddr_in6
@@ -68,9 +75,7 @@ EXPORT_SYMBOL(rdma_addr_size);
  */
 int rdma_addr_size_in6(struct sockaddr_in6 *addr)
 {
-	int len = rdma_addr_size((struct sockaddr *)addr);
-
-	return len <= sizeof(*addr) ? len : 0;
+	return addr_size_within(addr, sizeof(*addr));
 }
 EXPORT_SYMBOL(rdma_addr_size_in6);
 
@@ -82,9 +87,7 @@ EXPORT_SYMBOL(rdma_addr_size_in6);
  */
 int rdma_addr_size_kss(struct __kernel_sockaddr_storage *addr)
 {
-	int len = rdma_addr_size((struct sockaddr *)addr);
-
-	return len <= sizeof(*addr) ? len : 0;
+	return addr_size_within(addr, sizeof(*addr));
 }
 EXPORT_SYMBOL(rdma_addr_size_kss);
 
@@ -99,9 +102,10 @@ EXPORT_SYMBOL(rdma_addr_size_kss);
 void rdma_copy_src_l2_addr(struct rdma_dev_addr *dev_addr,
 			   const struct net_device *dev)
 {
-	dev_addr->dev_type = dev->type;
+	/* In the order of struct rdma_dev_addr. */
 	memcpy(dev_addr->src_dev_addr, dev->dev_addr, MAX_ADDR_LEN);
 	memcpy(dev_addr->broadcast, dev->broadcast, MAX_ADDR_LEN);
+	dev_addr->dev_type = dev->type;
 	dev_addr->bound_dev_if = dev->ifindex;
 }
 EXPORT_SYMBOL(rdma_copy_src_l2_addr);
@@ -128,6 +132,21 @@ static struct net_device *ndev_of_local_ip_rcu(struct net *net,
 	return ERR_PTR(-EADDRNOTAVAIL);
 }
 
+/*
+ * The source netdev of @dev_addr: the one it is bound to, or else the one
+ * owning local address @addr.  RCU held.
+ */
+static struct net_device *src_ndev_rcu(const struct rdma_dev_addr *dev_addr,
+				       const struct sockaddr *addr)
+{
+	struct net_device *dev;
+
+	if (!dev_addr->bound_dev_if)
+		return ndev_of_local_ip_rcu(dev_addr->net, addr);
+	dev = dev_get_by_index_rcu(dev_addr->net, dev_addr->bound_dev_if);
+	return dev ?: ERR_PTR(-ENODEV);
+}
+
 /**
  * rdma_translate_ip - find the local netdev of an IP address
  * @addr: a local AF_INET or AF_INET6 address
@@ -144,17 +163,8 @@ int rdma_translate_ip(const struct sockaddr *addr,
 {
 	struct net_device *dev;
 
-	if (dev_addr->bound_dev_if) {
-		dev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
-		if (!dev)
-			return -ENODEV;
-		rdma_copy_src_l2_addr(dev_addr, dev);
-		dev_put(dev);
-		return 0;
-	}
-
 	rcu_read_lock();
-	dev = ndev_of_local_ip_rcu(dev_addr->net, addr);
+	dev = src_ndev_rcu(dev_addr, addr);
 	if (!IS_ERR(dev))
 		rdma_copy_src_l2_addr(dev_addr, dev);
 	rcu_read_unlock();
@@ -173,41 +183,38 @@ struct l2_query {
 	} src, dst;
 };
 
-/* Route lookup; on success *dst holds a reference and *hoplimit is set. */
-static int l2_route(struct l2_query *q, struct dst_entry **dst,
-		    int *hoplimit)
+/*
+ * The route from the query's source to its destination, with a reference
+ * the caller drops, and its hop limit (IPv6) or TTL (IPv4) in *@hoplimit;
+ * or an ERR_PTR().
+ */
+static struct dst_entry *l2_route(const struct l2_query *q, int *hoplimit)
 {
+	struct dst_entry *dst = ERR_PTR(-EADDRNOTAVAIL);
+
 	if (q->dst.sa.sa_family == AF_INET) {
 		struct flowi4 fl4 = {
 			.daddr = q->dst.in4.sin_addr.s_addr,
 			.saddr = q->src.in4.sin_addr.s_addr,
 			.flowi4_oif = q->oif,
 		};
-		struct rtable *rt;
+		struct rtable *rt = ip_route_output_key(q->net, &fl4);
 
-		rt = ip_route_output_key(q->net, &fl4);
-		if (IS_ERR(rt))
-			return PTR_ERR(rt);
-		*dst = &rt->dst;
-		*hoplimit = ip4_dst_hoplimit(&rt->dst);
-		return 0;
-	}
-	if (IS_ENABLED(CONFIG_IPV6)) {
+		dst = IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+		if (!IS_ERR(dst))
+			*hoplimit = ip4_dst_hoplimit(dst);
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
 		struct flowi6 fl6 = {
 			.daddr = q->dst.in6.sin6_addr,
 			.saddr = q->src.in6.sin6_addr,
 			.flowi6_oif = q->oif,
 		};
-		struct dst_entry *d;
 
-		d = ipv6_stub->ipv6_dst_lookup_flow(q->net, NULL, &fl6, NULL);
-		if (IS_ERR(d))
-			return PTR_ERR(d);
-		*dst = d;
-		*hoplimit = ip6_dst_hoplimit(d);
-		return 0;
+		dst = ipv6_stub->ipv6_dst_lookup_flow(q->net, NULL, &fl6, NULL);
+		if (!IS_ERR(dst))
+			*hoplimit = ip6_dst_hoplimit(dst);
 	}
-	return -EADDRNOTAVAIL;
+	return dst;
 }
 
 /*
@@ -257,15 +264,14 @@ static int l2_neigh(struct l2_query *q, struct dst_entry *dst, u8 *dmac)
 	return ret;
 }
 
+/* One attempt at route and neighbour; -ENODATA: try again later. */
 static int l2_resolve_once(struct l2_query *q, u8 *dmac, int *hoplimit)
 {
-	struct dst_entry *dst;
-	int hops;
-	int ret;
+	int hops, ret;
+	struct dst_entry *dst = l2_route(q, &hops);
 
-	ret = l2_route(q, &dst, &hops);
-	if (ret)
-		return ret;
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
 	ret = l2_neigh(q, dst, dmac);
 	dst_release(dst);
 	if (!ret)

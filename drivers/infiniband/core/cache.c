@@ -144,6 +144,12 @@ static struct ib_gid_table *port_gid_table(struct ib_device *device,
 	return device->port_data[port].cache.gid;
 }
 
+/* The entry behind an attribute pointer handed out to consumers. */
+static struct ib_gid_table_entry *gid_entry_of(const struct ib_gid_attr *attr)
+{
+	return container_of(attr, struct ib_gid_table_entry, attr);
+}
+
 static bool gid_entry_valid(const struct ib_gid_table_entry *entry)
 {
 	return entry && entry->state == GID_ENTRY_VALID;
@@ -270,32 +276,33 @@ static void gid_entry_ndev_rcu_put(struct rcu_head *head)
 }
 
 /*
- * A new entry for @attr (gid, gid_type, ndev, index and port filled in),
- * holding a reference on @attr->ndev if there is one.  Not yet published.
+ * A new entry for slot @ix of @table: @gid of @gid_type on @ndev (which
+ * may be NULL; the entry holds a reference on it).  Not yet published.
  */
 static struct ib_gid_table_entry *
-gid_entry_alloc(struct ib_device *device, const struct ib_gid_attr *attr)
+gid_entry_alloc(const struct ib_gid_table *table, int ix,
+		const union ib_gid *gid, enum ib_gid_type gid_type,
+		struct net_device *ndev)
 {
-	struct ib_gid_table_entry *entry;
-	struct net_device *ndev;
+	struct ib_gid_table_entry *entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
 		return NULL;
 
-	kref_init(&entry->kref);
-	INIT_WORK(&entry->release_work, gid_entry_release_work);
-	entry->attr.device = device;
-	entry->attr.port_num = attr->port_num;
-	entry->attr.index = attr->index;
-	entry->attr.gid = attr->gid;
-	entry->attr.gid_type = attr->gid_type;
-	ndev = rcu_dereference_protected(attr->ndev, 1);
+	entry->attr = (struct ib_gid_attr) {
+		.device		= table->device,
+		.gid		= *gid,
+		.gid_type	= gid_type,
+		.index		= ix,
+		.port_num	= table->port,
+	};
 	if (ndev) {
 		netdev_hold(ndev, &entry->ndev_tracker, GFP_KERNEL);
 		entry->ndev = ndev;
 		RCU_INIT_POINTER(entry->attr.ndev, ndev);
 	}
+	kref_init(&entry->kref);
+	INIT_WORK(&entry->release_work, gid_entry_release_work);
 	return entry;
 }
 
@@ -426,37 +433,42 @@ static int gid_table_free_slot(const struct ib_gid_table *table,
 
 /* ---- RoCE entries, driven by roce_gid_mgmt.c --------------------------- */
 
-static struct ib_gid_table *roce_table(struct ib_device *ib_dev, u32 port)
+/*
+ * The table of a RoCE port, with its mutex taken; NULL, with nothing
+ * locked, when @port is not a RoCE port of @ib_dev.
+ */
+static struct ib_gid_table *roce_table_lock(struct ib_device *ib_dev,
+					    u32 port)
 {
-	if (!rdma_is_port_valid(ib_dev, port) ||
-	    !rdma_protocol_roce(ib_dev, port))
-		return NULL;
-	return port_gid_table(ib_dev, port);
+	struct ib_gid_table *table = NULL;
+
+	if (rdma_is_port_valid(ib_dev, port) &&
+	    rdma_protocol_roce(ib_dev, port))
+		table = port_gid_table(ib_dev, port);
+	if (table)
+		mutex_lock(&table->lock);
+	return table;
 }
 
 static int gid_table_add(struct ib_device *ib_dev, u32 port,
-			 const union ib_gid *gid, struct ib_gid_attr *attr,
-			 unsigned long mask, bool default_slot)
+			 const union ib_gid *gid,
+			 const struct ib_gid_attr *attr, unsigned long mask,
+			 bool default_slot)
 {
 	struct ib_gid_table_entry *entry;
 	struct ib_gid_table *table;
 	bool added = false;
-	int ret = 0;
-	int ix;
+	int ret, ix;
 
 	if (rdma_is_zero_gid(gid))
 		return -EINVAL;
-	table = roce_table(ib_dev, port);
+	table = roce_table_lock(ib_dev, port);
 	if (!table)
 		return -EINVAL;
 
-	mutex_lock(&table->lock);
-	if (table->dead) {
-		ret = -ENODEV;
-		goto out;
-	}
-	/* Already there (or, for defaults, a default of that type is). */
-	if (gid_table_find(table, gid, attr, mask, default_slot) >= 0)
+	ret = table->dead ? -ENODEV : 0;
+	/* Nothing to do if it is there (for defaults: one of that type). */
+	if (ret || gid_table_find(table, gid, attr, mask, default_slot) >= 0)
 		goto out;
 
 	ix = gid_table_free_slot(table, default_slot);
@@ -464,16 +476,9 @@ static int gid_table_add(struct ib_device *ib_dev, u32 port,
 		ret = -ENOSPC;
 		goto out;
 	}
-	attr->device = ib_dev;
-	attr->port_num = port;
-	attr->index = ix;
-	attr->gid = *gid;
-	entry = gid_entry_alloc(ib_dev, attr);
-	if (!entry) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = gid_table_store(table, entry);
+	entry = gid_entry_alloc(table, ix, gid, attr->gid_type,
+				rcu_dereference_protected(attr->ndev, 1));
+	ret = entry ? gid_table_store(table, entry) : -ENOMEM;
 	added = !ret;
 out:
 	mutex_unlock(&table->lock);
@@ -490,10 +495,10 @@ out:
 /*
  * ib_cache_gid_add - add a RoCE GID unless an equal entry exists
  *
- * @attr gives gid_type and ndev; device, port_num, index and gid are
- * filled in.  Returns 0 (also when the entry was already there),
- * -EINVAL for a zero GID or a port without a RoCE table, -ENOSPC when
- * the table is full, -ENOMEM, or the provider's add_gid() error.
+ * @attr gives the gid_type and ndev of the entry.  Returns 0 (also when
+ * the entry was already there), -EINVAL for a zero GID or a port without
+ * a RoCE table, -ENOSPC when the table is full, -ENOMEM, or the
+ * provider's add_gid() error.
  */
 int ib_cache_gid_add(struct ib_device *ib_dev, u32 port, union ib_gid *gid,
 		     struct ib_gid_attr *attr)
@@ -511,11 +516,9 @@ static int gid_table_del(struct ib_device *ib_dev, u32 port,
 	struct ib_gid_table *table;
 	int ix;
 
-	table = roce_table(ib_dev, port);
+	table = roce_table_lock(ib_dev, port);
 	if (!table)
 		return -EINVAL;
-
-	mutex_lock(&table->lock);
 	ix = gid_table_find(table, gid, attr, mask, default_slot);
 	if (ix >= 0)
 		gid_table_remove(table, ix);
@@ -547,11 +550,9 @@ int ib_cache_gid_del_all_netdev_gids(struct ib_device *ib_dev, u32 port,
 	bool removed = false;
 	int ix;
 
-	table = roce_table(ib_dev, port);
+	table = roce_table_lock(ib_dev, port);
 	if (!table)
 		return -EINVAL;
-
-	mutex_lock(&table->lock);
 	for (ix = 0; ix < table->sz; ix++) {
 		struct ib_gid_table_entry *entry = table->data_vec[ix];
 
@@ -652,10 +653,7 @@ EXPORT_SYMBOL(rdma_get_gid_attr);
  */
 void rdma_hold_gid_attr(const struct ib_gid_attr *attr)
 {
-	struct ib_gid_table_entry *entry =
-		container_of(attr, struct ib_gid_table_entry, attr);
-
-	kref_get(&entry->kref);
+	kref_get(&gid_entry_of(attr)->kref);
 }
 EXPORT_SYMBOL(rdma_hold_gid_attr);
 
@@ -670,10 +668,7 @@ EXPORT_SYMBOL(rdma_hold_gid_attr);
  */
 void rdma_put_gid_attr(const struct ib_gid_attr *attr)
 {
-	struct ib_gid_table_entry *entry =
-		container_of(attr, struct ib_gid_table_entry, attr);
-
-	gid_entry_put(entry);
+	gid_entry_put(gid_entry_of(attr));
 }
 EXPORT_SYMBOL(rdma_put_gid_attr);
 
@@ -684,32 +679,21 @@ EXPORT_SYMBOL(rdma_put_gid_attr);
  * @index: slot of the port's GID table
  * @gid: receives the GID
  *
- * No reference is taken.  Any context.
+ * The caller gets a copy; no reference is left behind.  Any context.
  *
  * Return: 0, -EINVAL for a bad port or index, -ENOENT for an empty slot.
  */
 int rdma_query_gid(struct ib_device *device, u32 port_num, int index,
 		   union ib_gid *gid)
 {
-	struct ib_gid_table_entry *entry;
-	struct ib_gid_table *table;
-	unsigned long flags;
-	int ret = -ENOENT;
+	const struct ib_gid_attr *attr = rdma_get_gid_attr(device, port_num,
+							   index);
 
-	if (!rdma_is_port_valid(device, port_num))
-		return -EINVAL;
-	table = port_gid_table(device, port_num);
-	if (!table || index < 0 || index >= table->sz)
-		return -EINVAL;
-
-	read_lock_irqsave(&device->cache_lock, flags);
-	entry = table->data_vec[index];
-	if (gid_entry_valid(entry)) {
-		*gid = entry->attr.gid;
-		ret = 0;
-	}
-	read_unlock_irqrestore(&device->cache_lock, flags);
-	return ret;
+	if (IS_ERR(attr))
+		return PTR_ERR(attr) == -ENODATA ? -ENOENT : PTR_ERR(attr);
+	*gid = attr->gid;
+	rdma_put_gid_attr(attr);
+	return 0;
 }
 EXPORT_SYMBOL(rdma_query_gid);
 
@@ -924,26 +908,24 @@ EXPORT_SYMBOL(rdma_find_gid_by_filter);
 int ib_find_gid(struct ib_device *device, union ib_gid *gid,
 		u32 *port_num, u16 *index)
 {
-	unsigned long flags;
+	const struct ib_gid_attr *found = NULL;
 	u32 port;
 
 	rdma_for_each_port(device, port) {
-		struct ib_gid_table *table = port_gid_table(device, port);
-		int ix;
-
-		if (!table || !rdma_protocol_ib(device, port))
-			continue;
-		read_lock_irqsave(&device->cache_lock, flags);
-		ix = gid_table_find(table, gid, NULL, GID_MATCH_GID, false);
-		read_unlock_irqrestore(&device->cache_lock, flags);
-		if (ix >= 0) {
-			*port_num = port;
-			if (index)
-				*index = ix;
-			return 0;
-		}
+		if (rdma_protocol_ib(device, port))
+			found = gid_table_lookup(device, port, gid, NULL,
+						 GID_MATCH_GID);
+		if (found)
+			break;
 	}
-	return -ENOENT;
+	if (!found)
+		return -ENOENT;
+
+	*port_num = found->port_num;
+	if (index)
+		*index = found->index;
+	rdma_put_gid_attr(found);
+	return 0;
 }
 EXPORT_SYMBOL(ib_find_gid);
 
@@ -955,7 +937,7 @@ EXPORT_SYMBOL(ib_find_gid);
  */
 void *rdma_read_gid_hw_context(const struct ib_gid_attr *attr)
 {
-	return container_of(attr, struct ib_gid_table_entry, attr)->context;
+	return gid_entry_of(attr)->context;
 }
 EXPORT_SYMBOL(rdma_read_gid_hw_context);
 
@@ -971,8 +953,7 @@ EXPORT_SYMBOL(rdma_read_gid_hw_context);
  */
 struct net_device *rdma_read_gid_attr_ndev_rcu(const struct ib_gid_attr *attr)
 {
-	const struct ib_gid_table_entry *entry =
-		container_of(attr, struct ib_gid_table_entry, attr);
+	const struct ib_gid_table_entry *entry = gid_entry_of(attr);
 	struct net_device *ndev;
 
 	/*
@@ -999,6 +980,21 @@ static int first_lower_vlan(struct net_device *lower,
 	return 1;
 }
 
+/*
+ * The VLAN ID of @ndev, or of a VLAN device right under it (a macvlan on
+ * a VLAN, say); 0xffff for none.  Under rcu_read_lock().
+ */
+static u16 ndev_vlan_id_rcu(struct net_device *ndev)
+{
+	u16 vlan_id = 0xffff;
+	struct netdev_nested_priv priv = { .data = &vlan_id };
+
+	if (is_vlan_dev(ndev))
+		return vlan_dev_vlan_id(ndev);
+	netdev_walk_all_lower_dev_rcu(ndev, first_lower_vlan, &priv);
+	return vlan_id;
+}
+
 /**
  * rdma_read_gid_l2_fields - VLAN ID and source MAC of a GID entry
  * @attr: an entry the caller holds a reference on
@@ -1014,27 +1010,16 @@ static int first_lower_vlan(struct net_device *lower,
 int rdma_read_gid_l2_fields(const struct ib_gid_attr *attr,
 			    u16 *vlan_id, u8 *smac)
 {
-	struct netdev_nested_priv priv = { .data = vlan_id };
 	struct net_device *ndev;
 
 	rcu_read_lock();
 	ndev = rcu_dereference(attr->ndev);
-	if (!ndev) {
-		rcu_read_unlock();
-		return -ENODEV;
-	}
-	if (smac)
+	if (ndev && smac)
 		ether_addr_copy(smac, ndev->dev_addr);
-	if (vlan_id) {
-		*vlan_id = 0xffff;
-		if (is_vlan_dev(ndev))
-			*vlan_id = vlan_dev_vlan_id(ndev);
-		else
-			netdev_walk_all_lower_dev_rcu(ndev, first_lower_vlan,
-						      &priv);
-	}
+	if (ndev && vlan_id)
+		*vlan_id = ndev_vlan_id_rcu(ndev);
 	rcu_read_unlock();
-	return 0;
+	return ndev ? 0 : -ENODEV;
 }
 EXPORT_SYMBOL(rdma_read_gid_l2_fields);
 
@@ -1240,25 +1225,18 @@ static int gid_table_set_slot(struct ib_gid_table *table, int ix,
 {
 	struct ib_gid_table_entry *old = table->data_vec[ix];
 	struct ib_gid_table_entry *entry;
-	struct ib_gid_attr attr = {};
 
-	if (gid_entry_valid(old) && !memcmp(&old->attr.gid, gid, sizeof(*gid)) &&
-	    rcu_access_pointer(old->attr.ndev) == ndev)
-		return 0;
-	if (gid_entry_valid(old))
+	if (gid_entry_valid(old)) {
+		if (!memcmp(&old->attr.gid, gid, sizeof(*gid)) &&
+		    rcu_access_pointer(old->attr.ndev) == ndev)
+			return 0;
 		gid_table_remove(table, ix);
+	}
 	if (rdma_is_zero_gid(gid))
 		return 0;
 
-	attr.gid = *gid;
-	attr.gid_type = IB_GID_TYPE_IB;
-	attr.port_num = table->port;
-	attr.index = ix;
-	RCU_INIT_POINTER(attr.ndev, ndev);
-	entry = gid_entry_alloc(table->device, &attr);
-	if (!entry)
-		return -ENOMEM;
-	return gid_table_store(table, entry);
+	entry = gid_entry_alloc(table, ix, gid, IB_GID_TYPE_IB, ndev);
+	return entry ? gid_table_store(table, entry) : -ENOMEM;
 }
 
 /* Mirror an IB or iWARP port's GID table from query_gid(). */
@@ -1337,42 +1315,37 @@ static int port_cache_update(struct ib_gid_table *table, bool gids,
 	struct ib_device *device = table->device;
 	struct ib_port_cache *pc = &device->port_data[table->port].cache;
 	struct ib_pkey_cache *pkey_cache = NULL;
-	struct ib_port_attr *props;
+	struct ib_port_attr props;
 	int ret;
 
-	props = kmalloc(sizeof(*props), GFP_KERNEL);
-	if (!props)
-		return -ENOMEM;
-	ret = ib_query_port(device, table->port, props);
+	ret = ib_query_port(device, table->port, &props);
 	if (ret) {
 		dev_warn(&device->dev, "ib_query_port failed (%d) port %u\n",
 			 ret, table->port);
-		goto out;
+		return ret;
 	}
 	if (gids && !rdma_protocol_roce(device, table->port)) {
-		ret = gid_table_read_from_hw(table, props);
+		ret = gid_table_read_from_hw(table, &props);
 		if (ret)
-			goto out;
+			return ret;
 	}
-	if (pkeys && props->pkey_tbl_len) {
-		ret = pkey_cache_read(device, table->port, props->pkey_tbl_len,
+	if (pkeys && props.pkey_tbl_len) {
+		ret = pkey_cache_read(device, table->port, props.pkey_tbl_len,
 				      &pkey_cache);
 		if (ret)
-			goto out;
+			return ret;
 	}
 
+	/* Readers see all of it or none; the old P_Key table comes back. */
 	write_lock_irq(&device->cache_lock);
+	pc->subnet_prefix = props.subnet_prefix;
 	if (pkeys)
 		swap(pc->pkey, pkey_cache);
-	pc->lmc = props->lmc;
-	pc->port_state = props->state;
-	pc->subnet_prefix = props->subnet_prefix;
+	pc->lmc = props.lmc;
+	pc->port_state = props.state;
 	write_unlock_irq(&device->cache_lock);
-	/* The old table: no reader can see it after the unlock. */
 	kfree(pkey_cache);
-out:
-	kfree(props);
-	return ret;
+	return 0;
 }
 
 /*

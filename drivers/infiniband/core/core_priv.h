@@ -16,6 +16,17 @@
 #include <rdma/ib_cache.h>
 #include <rdma/restrack.h>
 
+/*
+ * Call @op, a provider op that a verb may do without; the verb fails with
+ * -EOPNOTSUPP when the provider has none.
+ */
+#define ib_core_call_opt(op, ...)					\
+	({								\
+		typeof(op) __op = (op);					\
+									\
+		__op ? __op(__VA_ARGS__) : -EOPNOTSUPP;			\
+	})
+
 /* ---- device.c: registry, clients, netdev association ------------------- */
 
 /* The sysfs class every ib_device belongs to ("infiniband"). */
@@ -110,24 +121,45 @@ void addr_cleanup(void);
 
 /* ---- restrack.c: resource tracking -------------------------------------- */
 
-int rdma_restrack_init(struct ib_device *dev);
-void rdma_restrack_clean(struct ib_device *dev);
+/*
+ * An object's entry from creation to destruction: prepared before the
+ * provider creates the object, published once it exists.
+ */
 void rdma_restrack_new(struct rdma_restrack_entry *res,
 		       enum rdma_restrack_type type);
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+/*
+ * Destroy verbs whose provider call may fail: begin_del hides the entry
+ * (its id stays reserved) and waits for readers; end_del, given what the
+ * provider returned, lists the entry again or forgets it, and returns
+ * that value.  Objects whose destroy cannot be undone use
+ * rdma_restrack_del().
+ */
+void rdma_restrack_begin_del(struct rdma_restrack_entry *res);
+int rdma_restrack_end_del(struct rdma_restrack_entry *res, int verdict);
+/* Both around @destroy, a provider call evaluated while @res is hidden. */
+#define rdma_restrack_destroy(res, destroy)				\
+	({								\
+		struct rdma_restrack_entry *__res = (res);		\
+									\
+		rdma_restrack_begin_del(__res);				\
+		rdma_restrack_end_del(__res, (destroy));		\
+	})
+void rdma_restrack_del(struct rdma_restrack_entry *res);
+
+/*
+ * The owner shown for an entry, set between new and add: a kernel
+ * module's name (NULL means the current task), or whoever owns the
+ * parent object.
+ */
 void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
 void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 			       const struct rdma_restrack_entry *parent);
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-void rdma_restrack_del(struct rdma_restrack_entry *res);
-/*
- * Destroy verbs whose provider call may fail: begin_del hides the entry
- * (its id stays reserved) and waits for readers; then abort_del lists it
- * again, or commit_del forgets it.
- */
-void rdma_restrack_begin_del(struct rdma_restrack_entry *res);
-void rdma_restrack_abort_del(struct rdma_restrack_entry *res);
-void rdma_restrack_commit_del(struct rdma_restrack_entry *res);
+
+/* Per device, called by device.c at registration and unregistration. */
+int rdma_restrack_init(struct ib_device *dev);
+void rdma_restrack_clean(struct ib_device *dev);
 
 /*
  * ib_device.res points at RDMA_RESTRACK_MAX of these, one per kind.

@@ -47,10 +47,8 @@
 
 #include "core_priv.h"
 
-/* Completions fetched per poll_cq call by the core's pollers. */
+/* Completions fetched per poll_cq call, into the CQ's cq->wc. */
 #define CQ_POLL_BATCH		16
-/* ... and by ib_process_cq_direct(), whose buffer is on the stack. */
-#define CQ_POLL_BATCH_DIRECT	8
 
 /* Completions handled per irq_poll round before yielding the softirq. */
 #define CQ_BUDGET_SOFTIRQ	256
@@ -63,43 +61,36 @@
 /* Smallest pool CQ we bother to create; capped by the device's max_cqe. */
 #define CQ_POOL_MIN_CQE		4096U
 
-/*
- * Reap up to @budget completions (a negative budget means no limit) in
- * batches of @batch into @wcs, dispatching each to its ib_cqe.  Returns
- * how many were handled.
- */
-static int cq_reap(struct ib_cq *cq, int budget, struct ib_wc *wcs,
-		   int batch)
+/* Hand each of @n completions to the ib_cqe its work request named. */
+static void cq_dispatch(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	int done = 0;
-
-	for (;;) {
-		int want = batch, got, i;
-
-		if (budget >= 0)
-			want = min(batch, budget - done);
-		if (want <= 0)
-			break;
-
-		got = ib_poll_cq(cq, want, wcs);
-		if (got <= 0)
-			break;
-
-		for (i = 0; i < got; i++) {
-			struct ib_wc *wc = &wcs[i];
-
-			if (likely(wc->wr_cqe))
-				wc->wr_cqe->done(cq, wc);
-			else
-				/* Only flushed requests may lack a cqe. */
-				WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
-		}
-		done += got;
-
-		/* A short batch means the CQ is empty for now. */
-		if (got < want)
-			break;
+	for (; n > 0; n--, wc++) {
+		if (likely(wc->wr_cqe))
+			wc->wr_cqe->done(cq, wc);
+		else
+			/* Only flushed requests may lack a cqe. */
+			WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
 	}
+}
+
+/*
+ * Reap up to @budget completions (a negative budget means no limit),
+ * CQ_POLL_BATCH at a time into cq->wc.  Returns how many were handled.
+ */
+static int cq_reap(struct ib_cq *cq, int budget)
+{
+	int done = 0, want, got;
+
+	do {
+		want = budget < 0 ? CQ_POLL_BATCH :
+				    min(CQ_POLL_BATCH, budget - done);
+		got = want > 0 ? ib_poll_cq(cq, want, cq->wc) : 0;
+		if (got > 0) {
+			cq_dispatch(cq, cq->wc, got);
+			done += got;
+		}
+		/* A short batch (or an error) means the CQ is empty for now. */
+	} while (want > 0 && got == want);
 	return done;
 }
 
@@ -116,9 +107,7 @@ static int cq_reap(struct ib_cq *cq, int budget, struct ib_wc *wcs,
  */
 int ib_process_cq_direct(struct ib_cq *cq, int budget)
 {
-	struct ib_wc wcs[CQ_POLL_BATCH_DIRECT];
-
-	return cq_reap(cq, budget, wcs, CQ_POLL_BATCH_DIRECT);
+	return cq_reap(cq, budget);
 }
 EXPORT_SYMBOL(ib_process_cq_direct);
 
@@ -138,7 +127,7 @@ static int cq_softirq_poll(struct irq_poll *iop, int budget)
 	struct ib_cq *cq = container_of(iop, struct ib_cq, iop);
 	int done;
 
-	done = cq_reap(cq, budget, cq->wc, CQ_POLL_BATCH);
+	done = cq_reap(cq, budget);
 	if (done < budget) {
 		irq_poll_complete(&cq->iop);
 		if (ib_req_notify_cq(cq, CQ_REARM_FLAGS) > 0)
@@ -157,7 +146,7 @@ static void cq_work_poll(struct work_struct *work)
 	struct ib_cq *cq = container_of(work, struct ib_cq, work);
 	int done;
 
-	done = cq_reap(cq, CQ_BUDGET_WORKQUEUE, cq->wc, CQ_POLL_BATCH);
+	done = cq_reap(cq, CQ_BUDGET_WORKQUEUE);
 	if (done >= CQ_BUDGET_WORKQUEUE ||
 	    ib_req_notify_cq(cq, CQ_REARM_FLAGS) > 0)
 		queue_work(cq->comp_wq, &cq->work);
@@ -167,6 +156,109 @@ static void cq_work_event(struct ib_cq *cq, void *ctx)
 {
 	queue_work(cq->comp_wq, &cq->work);
 }
+
+/*
+ * How each poll context hears of completions (@event, the CQ's
+ * comp_handler) and, for the work item contexts, the workqueue (@wq) its
+ * poller runs on.
+ */
+struct cq_poller {
+	ib_comp_handler			event;
+	struct workqueue_struct		**wq;
+};
+
+static const struct cq_poller cq_pollers[] = {
+	[IB_POLL_DIRECT]		= { .event = cq_direct_event },
+	[IB_POLL_SOFTIRQ]		= { .event = cq_softirq_event },
+	[IB_POLL_WORKQUEUE]		= { .event = cq_work_event,
+					    .wq = &ib_comp_wq },
+	[IB_POLL_UNBOUND_WORKQUEUE]	= { .event = cq_work_event,
+					    .wq = &ib_comp_unbound_wq },
+};
+
+/* The poller of @poll_ctx; NULL for a value that names none. */
+static const struct cq_poller *cq_poller_of(enum ib_poll_context poll_ctx)
+{
+	if ((unsigned int)poll_ctx >= ARRAY_SIZE(cq_pollers) ||
+	    !cq_pollers[poll_ctx].event)
+		return NULL;
+	return &cq_pollers[poll_ctx];
+}
+
+/*
+ * Set up the core's poller of @cq (its poll_ctx is set).  It must be ready
+ * before the provider can raise events, so this runs before create_cq.
+ */
+static int cq_poller_start(struct ib_cq *cq, const struct cq_poller *poller)
+{
+	/* Every core-polled CQ reaps into a batch buffer of its own. */
+	cq->wc = kmalloc_array(CQ_POLL_BATCH, sizeof(*cq->wc), GFP_KERNEL);
+	if (!cq->wc)
+		return -ENOMEM;
+
+	cq->comp_handler = poller->event;
+	if (poller->wq) {
+		cq->comp_wq = *poller->wq;
+		INIT_WORK(&cq->work, cq_work_poll);
+	} else if (cq->poll_ctx == IB_POLL_SOFTIRQ) {
+		irq_poll_init(&cq->iop, CQ_BUDGET_SOFTIRQ, cq_softirq_poll);
+	}
+	return 0;
+}
+
+/* Wait for a running round of the poller and keep it from running again. */
+static void cq_poller_stop(struct ib_cq *cq)
+{
+	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
+		irq_poll_disable(&cq->iop);
+	else if (cq->comp_wq)
+		cancel_work_sync(&cq->work);
+}
+
+/* ---- construction, shared by both kinds of CQ --------------------------- */
+
+/*
+ * A zeroed CQ of @dev, at the provider's size, with the core's fields set;
+ * an ERR_PTR() if the device has no CQs or there is no memory.
+ */
+static struct ib_cq *cq_alloc(struct ib_device *dev, void *context,
+			      int comp_vector)
+{
+	struct ib_cq *cq;
+
+	if (!dev->ops.create_cq || !dev->ops.destroy_cq)
+		return ERR_PTR(-EOPNOTSUPP);
+	cq = rdma_zalloc_drv_obj(dev, ib_cq);
+	if (!cq)
+		return ERR_PTR(-ENOMEM);
+
+	INIT_LIST_HEAD(&cq->pool_entry);
+	cq->comp_vector = comp_vector;
+	cq->cq_context = context;
+	cq->device = dev;
+	return cq;
+}
+
+/*
+ * Have the provider create @cq and list it as owned by @caller.  On
+ * failure it is not listed; what the caller allocated is for it to free.
+ */
+static int cq_realize(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+		      const char *caller)
+{
+	int ret;
+
+	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
+	rdma_restrack_set_name(&cq->res, caller);
+	ret = cq->device->ops.create_cq(cq, attr, NULL);
+	if (ret)
+		rdma_restrack_put(&cq->res);
+	else
+		rdma_restrack_add(&cq->res);
+	return ret;
+}
+
+/* ---- CQs the core polls ------------------------------------------------- */
 
 /**
  * __ib_alloc_cq() - allocate a completion queue polled by the core
@@ -189,6 +281,7 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 			    int comp_vector, enum ib_poll_context poll_ctx,
 			    const char *caller)
 {
+	const struct cq_poller *poller = cq_poller_of(poll_ctx);
 	struct ib_cq_init_attr attr = {
 		.cqe		= nr_cqe,
 		.comp_vector	= comp_vector,
@@ -196,78 +289,51 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 	struct ib_cq *cq;
 	int ret;
 
-	switch (poll_ctx) {
-	case IB_POLL_DIRECT:
-	case IB_POLL_SOFTIRQ:
-	case IB_POLL_WORKQUEUE:
-	case IB_POLL_UNBOUND_WORKQUEUE:
-		break;
-	default:
+	if (!poller)
 		return ERR_PTR(-EINVAL);
-	}
-	if (!dev->ops.create_cq || !dev->ops.destroy_cq)
-		return ERR_PTR(-EOPNOTSUPP);
+	cq = cq_alloc(dev, private, comp_vector);
+	if (IS_ERR(cq))
+		return cq;
 
-	cq = rdma_zalloc_drv_obj(dev, ib_cq);
-	if (!cq)
-		return ERR_PTR(-ENOMEM);
-
-	cq->device = dev;
-	cq->cq_context = private;
 	cq->poll_ctx = poll_ctx;
-	cq->comp_vector = comp_vector;
-	atomic_set(&cq->usecnt, 0);
-	INIT_LIST_HEAD(&cq->pool_entry);
-
-	if (poll_ctx != IB_POLL_DIRECT) {
-		cq->wc = kmalloc_array(CQ_POLL_BATCH, sizeof(*cq->wc),
-				       GFP_KERNEL);
-		if (!cq->wc) {
-			ret = -ENOMEM;
-			goto err_free_cq;
-		}
+	ret = cq_poller_start(cq, poller);
+	if (!ret) {
+		ret = cq_realize(cq, &attr, caller);
+		if (ret)
+			cq_poller_stop(cq);
+	}
+	if (ret) {
+		kfree(cq->wc);
+		kfree(cq);
+		return ERR_PTR(ret);
 	}
 
-	/* The poller must be ready before the provider can raise events. */
-	switch (poll_ctx) {
-	case IB_POLL_DIRECT:
-		cq->comp_handler = cq_direct_event;
-		break;
-	case IB_POLL_SOFTIRQ:
-		cq->comp_handler = cq_softirq_event;
-		irq_poll_init(&cq->iop, CQ_BUDGET_SOFTIRQ, cq_softirq_poll);
-		break;
-	default:
-		cq->comp_handler = cq_work_event;
-		INIT_WORK(&cq->work, cq_work_poll);
-		cq->comp_wq = poll_ctx == IB_POLL_WORKQUEUE ?
-			      ib_comp_wq : ib_comp_unbound_wq;
-		break;
-	}
-
-	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
-	rdma_restrack_set_name(&cq->res, caller);
-
-	ret = dev->ops.create_cq(cq, &attr, NULL);
-	if (ret)
-		goto err_restrack;
-
+	/* Direct CQs are never armed; the others from their first CQE on. */
 	if (poll_ctx != IB_POLL_DIRECT)
 		ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
-
-	rdma_restrack_add(&cq->res);
 	return cq;
-
-err_restrack:
-	rdma_restrack_put(&cq->res);
-	if (poll_ctx == IB_POLL_SOFTIRQ)
-		irq_poll_disable(&cq->iop);
-	kfree(cq->wc);
-err_free_cq:
-	kfree(cq);
-	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL(__ib_alloc_cq);
+
+/*
+ * Completion vectors kernel CQs spread over: one per online CPU at most,
+ * and at least one.
+ */
+static unsigned int cq_pool_vectors(struct ib_device *dev)
+{
+	unsigned int n = min_t(unsigned int, dev->num_comp_vectors,
+			       num_online_cpus());
+
+	return n ? n : 1;
+}
+
+/* The next of those vectors, round robin, for users with no preference. */
+static unsigned int cq_spread_vector(struct ib_device *dev)
+{
+	static atomic_t turn;
+
+	return (unsigned int)atomic_inc_return(&turn) % cq_pool_vectors(dev);
+}
 
 /**
  * __ib_alloc_cq_any() - allocate a core-polled CQ on a spread-out vector
@@ -288,16 +354,8 @@ struct ib_cq *__ib_alloc_cq_any(struct ib_device *dev, void *private,
 				int nr_cqe, enum ib_poll_context poll_ctx,
 				const char *caller)
 {
-	static atomic_t next_vector;
-	int vector = 0;
-
-	if (dev->num_comp_vectors > 1) {
-		int spread = min_t(int, dev->num_comp_vectors,
-				   num_online_cpus());
-
-		vector = (unsigned int)atomic_inc_return(&next_vector) % spread;
-	}
-	return __ib_alloc_cq(dev, private, nr_cqe, vector, poll_ctx, caller);
+	return __ib_alloc_cq(dev, private, nr_cqe, cq_spread_vector(dev),
+			     poll_ctx, caller);
 }
 EXPORT_SYMBOL(__ib_alloc_cq_any);
 
@@ -316,17 +374,7 @@ static void cq_free(struct ib_cq *cq)
 		WARN_ONCE(ret, "disabling a kernel CQ failed: %d\n", ret);
 	}
 
-	switch (cq->poll_ctx) {
-	case IB_POLL_SOFTIRQ:
-		irq_poll_disable(&cq->iop);
-		break;
-	case IB_POLL_WORKQUEUE:
-	case IB_POLL_UNBOUND_WORKQUEUE:
-		cancel_work_sync(&cq->work);
-		break;
-	default:
-		break;
-	}
+	cq_poller_stop(cq);
 
 	if (dev->ops.post_destroy_cq) {
 		dev->ops.post_destroy_cq(cq);
@@ -360,6 +408,19 @@ void ib_free_cq(struct ib_cq *cq)
 }
 EXPORT_SYMBOL(ib_free_cq);
 
+/* Free the pool CQs on @list; no user holds room on them any more. */
+static void cq_pool_free_list(struct list_head *list)
+{
+	struct ib_cq *cq, *next;
+
+	list_for_each_entry_safe(cq, next, list, pool_entry) {
+		WARN_ON(cq->cqe_used);
+		list_del_init(&cq->pool_entry);
+		cq->shared = false;
+		cq_free(cq);
+	}
+}
+
 /**
  * ib_cq_pool_cleanup() - free the shared CQ pools of a device
  * @dev: the device being unregistered
@@ -370,7 +431,6 @@ EXPORT_SYMBOL(ib_free_cq);
  */
 void ib_cq_pool_cleanup(struct ib_device *dev)
 {
-	struct ib_cq *cq, *next;
 	LIST_HEAD(doomed);
 	unsigned int i;
 
@@ -379,59 +439,33 @@ void ib_cq_pool_cleanup(struct ib_device *dev)
 		list_splice_init(&dev->cq_pools[i], &doomed);
 	spin_unlock_irq(&dev->cq_pools_lock);
 
-	list_for_each_entry_safe(cq, next, &doomed, pool_entry) {
-		WARN_ON(cq->cqe_used);
-		list_del_init(&cq->pool_entry);
-		cq->shared = false;
-		cq_free(cq);
-	}
+	cq_pool_free_list(&doomed);
 }
 
-/* Completion vectors a pool spreads over: at least one. */
-static unsigned int cq_pool_vectors(struct ib_device *dev)
+/*
+ * Grow the pool of @poll_ctx by a CQ on @vector, with @nr_cqe of its
+ * entries already reserved for the caller, so that no other user can
+ * fill it first.
+ */
+static struct ib_cq *cq_pool_add(struct ib_device *dev, unsigned int nr_cqe,
+				 unsigned int vector,
+				 enum ib_poll_context poll_ctx)
 {
-	unsigned int n = min_t(unsigned int, dev->num_comp_vectors,
-			       num_online_cpus());
+	unsigned int size = max(nr_cqe, CQ_POOL_MIN_CQE);
+	struct ib_cq *cq;
 
-	return n ? n : 1;
-}
-
-/* Add one CQ per completion vector to the pool of @poll_ctx. */
-static int cq_pool_grow(struct ib_device *dev, unsigned int nr_cqe,
-			enum ib_poll_context poll_ctx)
-{
-	unsigned int vectors = cq_pool_vectors(dev), i;
-	struct ib_cq *cq, *next;
-	unsigned int size;
-	LIST_HEAD(fresh);
-	int ret;
-
-	size = max(nr_cqe, CQ_POOL_MIN_CQE);
 	if (dev->attrs.max_cqe > 0)
 		size = min_t(unsigned int, size, dev->attrs.max_cqe);
+	cq = ib_alloc_cq(dev, NULL, size, vector, poll_ctx);
+	if (IS_ERR(cq))
+		return cq;
 
-	for (i = 0; i < vectors; i++) {
-		cq = ib_alloc_cq(dev, NULL, size, i, poll_ctx);
-		if (IS_ERR(cq)) {
-			ret = PTR_ERR(cq);
-			goto err;
-		}
-		cq->shared = true;
-		list_add_tail(&cq->pool_entry, &fresh);
-	}
-
+	cq->shared = true;
+	cq->cqe_used = nr_cqe;
 	spin_lock_irq(&dev->cq_pools_lock);
-	list_splice_tail(&fresh, &dev->cq_pools[poll_ctx]);
+	list_add_tail(&cq->pool_entry, &dev->cq_pools[poll_ctx]);
 	spin_unlock_irq(&dev->cq_pools_lock);
-	return 0;
-
-err:
-	list_for_each_entry_safe(cq, next, &fresh, pool_entry) {
-		list_del_init(&cq->pool_entry);
-		cq->shared = false;
-		cq_free(cq);
-	}
-	return ret;
+	return cq;
 }
 
 /* Reserve @nr_cqe entries on a pool CQ of @vector, if one has room. */
@@ -464,7 +498,7 @@ static struct ib_cq *cq_pool_take(struct ib_device *dev, unsigned int nr_cqe,
  * @poll_ctx: IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE or IB_POLL_UNBOUND_WORKQUEUE
  *
  * Finds a pool CQ of the right context and vector with @nr_cqe entries
- * free, growing the pool when there is none.  Give the entries back with
+ * free, or adds one to the pool when there is none.  Give the entries back with
  * ib_cq_pool_put(); never free or destroy a pool CQ.
  *
  * Context: process context; sleeps.
@@ -475,38 +509,18 @@ struct ib_cq *ib_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
 			     int comp_vector_hint,
 			     enum ib_poll_context poll_ctx)
 {
-	static unsigned int rr_vector;
-	unsigned int vectors, vector;
+	unsigned int vector;
 	struct ib_cq *cq;
-	int tries, ret;
 
 	if (WARN_ON_ONCE(poll_ctx > IB_POLL_LAST_POOL_TYPE))
 		return ERR_PTR(-EINVAL);
 	if (dev->attrs.max_cqe > 0 && nr_cqe > (unsigned int)dev->attrs.max_cqe)
 		return ERR_PTR(-EINVAL);
 
-	vectors = cq_pool_vectors(dev);
-	if (comp_vector_hint < 0) {
-		vector = (READ_ONCE(rr_vector) + 1) % vectors;
-		WRITE_ONCE(rr_vector, vector);
-	} else {
-		vector = comp_vector_hint % vectors;
-	}
-
-	/*
-	 * A freshly grown pool has room for us unless other users raced us
-	 * to it; give up after a few rounds rather than grow without end.
-	 */
-	for (tries = 0; tries < 4; tries++) {
-		cq = cq_pool_take(dev, nr_cqe, vector, poll_ctx);
-		if (cq)
-			return cq;
-		ret = cq_pool_grow(dev, nr_cqe, poll_ctx);
-		if (ret)
-			return ERR_PTR(ret);
-	}
+	vector = comp_vector_hint < 0 ? cq_spread_vector(dev) :
+		 comp_vector_hint % cq_pool_vectors(dev);
 	cq = cq_pool_take(dev, nr_cqe, vector, poll_ctx);
-	return cq ? cq : ERR_PTR(-ENOMEM);
+	return cq ? cq : cq_pool_add(dev, nr_cqe, vector, poll_ctx);
 }
 EXPORT_SYMBOL(ib_cq_pool_get);
 
@@ -529,3 +543,116 @@ void ib_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 	spin_unlock_irqrestore(&cq->device->cq_pools_lock, flags);
 }
 EXPORT_SYMBOL(ib_cq_pool_put);
+
+/* ---- CQs their owner polls ---------------------------------------------- */
+
+/**
+ * __ib_create_cq() - create a completion queue with the caller's handlers
+ * @device: the device
+ * @comp_handler: called (from the provider's context) when the armed CQ
+ *	gets a completion
+ * @event_handler: called for asynchronous CQ events
+ * @cq_context: passed to both handlers
+ * @cq_attr: size, completion vector and flags
+ * @caller: module name of the owner, for resource tracking
+ *
+ * Normally called through ib_create_cq().  The owner polls and arms the
+ * CQ itself; destroy it with ib_destroy_cq().
+ *
+ * Context: process context; sleeps.
+ * Return: the CQ, or ERR_PTR(-EOPNOTSUPP), -ENOMEM or the provider's error.
+ */
+struct ib_cq *__ib_create_cq(struct ib_device *device,
+			     ib_comp_handler comp_handler,
+			     void (*event_handler)(struct ib_event *event,
+						   void *cq_context),
+			     void *cq_context,
+			     const struct ib_cq_init_attr *cq_attr,
+			     const char *caller)
+{
+	struct ib_cq *cq = cq_alloc(device, cq_context, cq_attr->comp_vector);
+	int ret;
+
+	if (IS_ERR(cq))
+		return cq;
+
+	cq->comp_handler = comp_handler;
+	cq->event_handler = event_handler;
+	ret = cq_realize(cq, cq_attr, caller);
+	if (ret) {
+		kfree(cq);
+		cq = ERR_PTR(ret);
+	}
+	return cq;
+}
+EXPORT_SYMBOL(__ib_create_cq);
+
+/**
+ * rdma_set_cq_moderation() - set the interrupt moderation of a CQ
+ * @cq: the CQ
+ * @cq_count: completions to gather before an event
+ * @cq_period: microseconds to wait before an event
+ *
+ * Return: 0, -EOPNOTSUPP for a CQ of a shared pool or a provider without
+ * moderation, or the provider's error.
+ */
+int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period)
+{
+	/* A pool CQ serves many users; none of them may retune it. */
+	return cq->shared ? -EOPNOTSUPP :
+	       ib_core_call_opt(cq->device->ops.modify_cq, cq, cq_count,
+				cq_period);
+}
+EXPORT_SYMBOL(rdma_set_cq_moderation);
+
+/**
+ * ib_resize_cq() - change the number of entries of a CQ
+ * @cq: the CQ
+ * @cqe: the least number of entries wanted
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a size of 0 or beyond the device's limit,
+ * -EOPNOTSUPP for a pool CQ or a provider that cannot resize, or its error.
+ */
+int ib_resize_cq(struct ib_cq *cq, int cqe)
+{
+	struct ib_device *dev = cq->device;
+	bool fits = cqe > 0 && cqe <= max(dev->attrs.max_cqe, 0);
+
+	if (cq->shared || !dev->ops.resize_cq)
+		return -EOPNOTSUPP;
+	return fits ? dev->ops.resize_cq(cq, cqe, NULL) : -EINVAL;
+}
+EXPORT_SYMBOL(ib_resize_cq);
+
+/**
+ * ib_destroy_cq_user() - destroy a CQ made with ib_create_cq() or for a user
+ * @cq: the CQ
+ * @udata: the user's driver data, or NULL for a kernel CQ
+ *
+ * CQs from ib_alloc_cq() must go through ib_free_cq(), which also stops
+ * the core's poller.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EOPNOTSUPP (with a warning) for a CQ of a shared pool,
+ * -EBUSY while QPs or SRQs use the CQ, or the provider's error (the CQ is
+ * then left as it was).
+ */
+int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
+{
+	int ret;
+
+	if (WARN_ON_ONCE(cq->shared))
+		return -EOPNOTSUPP;
+
+	/* Not while QPs or SRQs complete into it. */
+	ret = atomic_read(&cq->usecnt) ? -EBUSY :
+	      rdma_restrack_destroy(&cq->res,
+				    cq->device->ops.destroy_cq(cq, udata));
+	if (!ret) {
+		kfree(cq->wc);
+		kfree(cq);
+	}
+	return ret;
+}
+EXPORT_SYMBOL(ib_destroy_cq_user);

@@ -18,10 +18,11 @@
  *  - rdma_restrack_del() unpublishes the entry, drops the owner's
  *    reference and sleeps on @comp until the last reader's
  *    rdma_restrack_put() completes it; only then may the object be freed.
- *  - The begin/abort/commit_del trio splits that in two for destroy verbs
- *    whose driver call can fail: begin unpublishes and waits but keeps the
- *    id reserved (XA_ZERO_ENTRY), abort puts the entry back as it was,
- *    commit releases the id for good.
+ *  - rdma_restrack_begin_del() and rdma_restrack_end_del() split that in
+ *    two for destroy verbs whose driver call can fail: begin unpublishes
+ *    and waits but keeps the id reserved (XA_ZERO_ENTRY); end is told what
+ *    the driver said and either puts the entry back as it was or releases
+ *    the id for good.
  *
  * Locking: each xarray's own spinlock (xa_lock) guards its contents.  None
  * of the functions here may be called from atomic context except
@@ -39,16 +40,37 @@
 
 #include "core_priv.h"
 
-/* Names used in the leak report of rdma_restrack_clean(). */
-static const char * const restrack_kind_name[RDMA_RESTRACK_MAX] = {
-	[RDMA_RESTRACK_PD]	= "PD",
-	[RDMA_RESTRACK_CQ]	= "CQ",
-	[RDMA_RESTRACK_QP]	= "QP",
-	[RDMA_RESTRACK_CM_ID]	= "CM_ID",
-	[RDMA_RESTRACK_MR]	= "MR",
-	[RDMA_RESTRACK_CTX]	= "CTX",
-	[RDMA_RESTRACK_COUNTER]	= "COUNTER",
-	[RDMA_RESTRACK_SRQ]	= "SRQ",
+/*
+ * What the core knows about each kind of object: a name for the leak
+ * report and, for the kinds it can track, where the entry and the device
+ * pointer sit inside the object, so that an entry leads to its device.
+ * CM IDs and statistics counters are not defined in our headers yet, so
+ * they cannot be tracked for now.
+ */
+struct restrack_kind {
+	const char	*label;
+	bool		trackable;
+	size_t		res_at;
+	size_t		dev_at;
+};
+
+#define RESTRACK_KIND(obj, text)				\
+	{							\
+		.label = text,					\
+		.trackable = true,				\
+		.res_at = offsetof(obj, res),			\
+		.dev_at = offsetof(obj, device),		\
+	}
+
+static const struct restrack_kind restrack_kinds[RDMA_RESTRACK_MAX] = {
+	[RDMA_RESTRACK_PD]	= RESTRACK_KIND(struct ib_pd, "PD"),
+	[RDMA_RESTRACK_CQ]	= RESTRACK_KIND(struct ib_cq, "CQ"),
+	[RDMA_RESTRACK_QP]	= RESTRACK_KIND(struct ib_qp, "QP"),
+	[RDMA_RESTRACK_MR]	= RESTRACK_KIND(struct ib_mr, "MR"),
+	[RDMA_RESTRACK_CTX]	= RESTRACK_KIND(struct ib_ucontext, "CTX"),
+	[RDMA_RESTRACK_SRQ]	= RESTRACK_KIND(struct ib_srq, "SRQ"),
+	[RDMA_RESTRACK_CM_ID]	= { .label = "CM_ID" },
+	[RDMA_RESTRACK_COUNTER]	= { .label = "COUNTER" },
 };
 
 /**
@@ -82,11 +104,11 @@ static void restrack_report_leftovers(struct ib_device *dev, int kind)
 	xa_for_each(&dev->res[kind].xa, id, e) {
 		if (rdma_is_kernel_res(e))
 			ibdev_err(dev, "restrack: %s %lu leaked by %s\n",
-				  restrack_kind_name[kind], id,
+				  restrack_kinds[kind].label, id,
 				  e->kern_name ? e->kern_name : "(unknown)");
 		else
 			ibdev_err(dev, "restrack: %s %lu leaked by task %s[%d]\n",
-				  restrack_kind_name[kind], id,
+				  restrack_kinds[kind].label, id,
 				  e->task ? e->task->comm : "(gone)",
 				  e->task ? task_pid_nr(e->task) : 0);
 	}
@@ -156,37 +178,33 @@ int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type,
 }
 EXPORT_SYMBOL(rdma_restrack_count);
 
-/*
- * The device an entry belongs to, found through the object embedding it.
- * CM IDs and statistics counters are not defined in our headers yet, so
- * they cannot be tracked for now.
- */
+/* The device of the object that embeds @res, or NULL for a kind not tracked. */
 static struct ib_device *restrack_owner_dev(struct rdma_restrack_entry *res)
 {
-	switch (res->type) {
-	case RDMA_RESTRACK_PD:
-		return container_of(res, struct ib_pd, res)->device;
-	case RDMA_RESTRACK_CQ:
-		return container_of(res, struct ib_cq, res)->device;
-	case RDMA_RESTRACK_QP:
-		return container_of(res, struct ib_qp, res)->device;
-	case RDMA_RESTRACK_MR:
-		return container_of(res, struct ib_mr, res)->device;
-	case RDMA_RESTRACK_CTX:
-		return container_of(res, struct ib_ucontext, res)->device;
-	case RDMA_RESTRACK_SRQ:
-		return container_of(res, struct ib_srq, res)->device;
-	default:
-		WARN_ONCE(1, "restrack: objects of kind %u are not tracked\n",
-			  res->type);
+	bool known = res->type < RDMA_RESTRACK_MAX &&
+		     restrack_kinds[res->type].trackable;
+	const struct restrack_kind *kind;
+	const u8 *obj;
+
+	if (WARN_ONCE(!known, "restrack: objects of kind %u are not tracked\n",
+		      res->type))
 		return NULL;
-	}
+	kind = &restrack_kinds[res->type];
+	obj = (const u8 *)res - kind->res_at;
+	return *(struct ib_device * const *)(obj + kind->dev_at);
 }
 
+/*
+ * The table an entry is (or is to be) listed in; NULL for an entry kept
+ * out of the tables with rdma_restrack_no_track().
+ */
 static struct xarray *restrack_table(struct rdma_restrack_entry *res)
 {
-	struct ib_device *dev = restrack_owner_dev(res);
+	struct ib_device *dev;
 
+	if (res->no_track)
+		return NULL;
+	dev = restrack_owner_dev(res);
 	if (!dev || WARN_ON(!dev->res))
 		return NULL;
 	return &dev->res[res->type].xa;
@@ -226,11 +244,26 @@ static void restrack_drop_task(struct rdma_restrack_entry *res)
 void rdma_restrack_new(struct rdma_restrack_entry *res,
 		       enum rdma_restrack_type type)
 {
+	res->type = type;
+	res->valid = false;
 	kref_init(&res->kref);
 	init_completion(&res->comp);
-	res->type = type;
 }
 EXPORT_SYMBOL(rdma_restrack_new);
+
+/*
+ * Record who owns an object: a kernel module by name, or (@user) a
+ * process, on which the entry then holds a task reference until it is
+ * deleted.
+ */
+static void restrack_set_owner(struct rdma_restrack_entry *res, bool user,
+			       const char *kern_name, struct task_struct *task)
+{
+	if (user)
+		restrack_set_task(res, task);
+	else
+		res->kern_name = kern_name;
+}
 
 /**
  * rdma_restrack_set_name() - record who owns an object
@@ -244,11 +277,7 @@ EXPORT_SYMBOL(rdma_restrack_new);
 void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller)
 {
-	if (caller) {
-		res->kern_name = caller;
-		return;
-	}
-	restrack_set_task(res, current);
+	restrack_set_owner(res, !caller, caller, current);
 }
 EXPORT_SYMBOL(rdma_restrack_set_name);
 
@@ -260,10 +289,7 @@ EXPORT_SYMBOL(rdma_restrack_set_name);
 void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 			       const struct rdma_restrack_entry *parent)
 {
-	if (rdma_is_kernel_res(parent))
-		dst->kern_name = parent->kern_name;
-	else
-		restrack_set_task(dst, parent->task);
+	restrack_set_owner(dst, parent->user, parent->kern_name, parent->task);
 }
 EXPORT_SYMBOL(rdma_restrack_parent_name);
 
@@ -420,18 +446,13 @@ void rdma_restrack_del(struct rdma_restrack_entry *res)
 {
 	struct xarray *xa;
 
-	if (!res->valid) {
-		restrack_drop_task(res);
-		return;
-	}
-
-	if (!res->no_track) {
+	if (res->valid) {
 		xa = restrack_table(res);
 		if (xa)
 			WARN_ON(xa_erase(xa, res->id) != res);
+		res->valid = false;
+		restrack_wait_readers(res);
 	}
-	res->valid = false;
-	restrack_wait_readers(res);
 	restrack_drop_task(res);
 }
 EXPORT_SYMBOL(rdma_restrack_del);
@@ -440,10 +461,9 @@ EXPORT_SYMBOL(rdma_restrack_del);
  * rdma_restrack_begin_del() - hide an object whose destroy may still fail
  * @res: the entry
  *
- * The id stays reserved and the owner is kept, so that
- * rdma_restrack_abort_del() can restore the entry exactly; on success the
- * caller finishes with rdma_restrack_commit_del().  Returns once no reader
- * holds the object.
+ * The slot of the entry is kept (as an XA_ZERO_ENTRY), and so are its id
+ * and owner, so that rdma_restrack_end_del() can put it back exactly if
+ * the destroy fails.  Returns once no reader holds the object.
  *
  * Context: process context; may sleep.
  */
@@ -454,59 +474,46 @@ void rdma_restrack_begin_del(struct rdma_restrack_entry *res)
 	if (!res->valid)
 		return;
 
-	if (!res->no_track) {
-		xa = restrack_table(res);
-		if (xa)
-			WARN_ON(xa_cmpxchg(xa, res->id, res, XA_ZERO_ENTRY,
-					   GFP_KERNEL) != res);
-	}
+	xa = restrack_table(res);
+	if (xa)
+		WARN_ON(xa_cmpxchg(xa, res->id, res, XA_ZERO_ENTRY,
+				   GFP_KERNEL) != res);
 	restrack_wait_readers(res);
 }
 EXPORT_SYMBOL(rdma_restrack_begin_del);
 
 /**
- * rdma_restrack_abort_del() - list an object again after a failed destroy
- * @res: the entry, hidden by rdma_restrack_begin_del()
+ * rdma_restrack_end_del() - settle an entry hidden by rdma_restrack_begin_del()
+ * @res: the entry
+ * @verdict: what the provider's destroy call returned
+ *
+ * A destroy the provider refused (@verdict non-zero) leaves the object
+ * alive, so its entry is listed again, with its old id and a fresh owner
+ * reference.  A destroy that went through releases the id and the owning
+ * task.  Also safe on an entry that was never added.
  *
  * Context: process context.
+ * Return: @verdict, for the destroy verb to pass on.
  */
-void rdma_restrack_abort_del(struct rdma_restrack_entry *res)
+int rdma_restrack_end_del(struct rdma_restrack_entry *res, int verdict)
 {
-	struct xarray *xa;
+	struct xarray *xa = res->valid ? restrack_table(res) : NULL;
 
-	if (!res->valid)
-		return;
+	if (!verdict) {
+		if (xa)
+			xa_erase(xa, res->id);
+		res->valid = false;
+		restrack_drop_task(res);
+		return 0;
+	}
 
-	reinit_completion(&res->comp);
-	kref_init(&res->kref);
-	if (!res->no_track) {
-		xa = restrack_table(res);
+	if (res->valid) {
+		reinit_completion(&res->comp);
+		kref_init(&res->kref);
 		if (xa)
 			WARN_ON(xa_cmpxchg(xa, res->id, XA_ZERO_ENTRY, res,
 					   GFP_KERNEL));
 	}
+	return verdict;
 }
-EXPORT_SYMBOL(rdma_restrack_abort_del);
-
-/**
- * rdma_restrack_commit_del() - forget an object after a successful destroy
- * @res: the entry, hidden by rdma_restrack_begin_del()
- *
- * Releases the reserved id and the owning task.  Also safe on an entry
- * that was never added.
- *
- * Context: process context.
- */
-void rdma_restrack_commit_del(struct rdma_restrack_entry *res)
-{
-	struct xarray *xa;
-
-	if (res->valid && !res->no_track) {
-		xa = restrack_table(res);
-		if (xa)
-			xa_erase(xa, res->id);
-	}
-	res->valid = false;
-	restrack_drop_task(res);
-}
-EXPORT_SYMBOL(rdma_restrack_commit_del);
+EXPORT_SYMBOL(rdma_restrack_end_del);

@@ -303,16 +303,14 @@ static bool port_under_ndev_filter(struct ib_device *ib_dev, u32 port,
 				   struct net_device *rdma_ndev, void *cookie)
 {
 	struct net_device *ndev = cookie;
-	bool res;
+	bool under = rdma_ndev == ndev;
 
-	if (!rdma_ndev)
-		return false;
-	if (rdma_ndev == ndev)
-		return true;
-	rcu_read_lock();
-	res = netdev_has_upper_dev_all_rcu(rdma_ndev, ndev);
-	rcu_read_unlock();
-	return res;
+	if (rdma_ndev && !under) {
+		rcu_read_lock();
+		under = netdev_has_upper_dev_all_rcu(rdma_ndev, ndev);
+		rcu_read_unlock();
+	}
+	return under;
 }
 
 /**
@@ -349,34 +347,36 @@ static void addr_event_cb(struct ib_device *ib_dev, u32 port,
 			ib_dev, port, &w->gid, w->ndev);
 }
 
-/* REGISTER / UP: own netdev gets its defaults; then the addresses. */
-static void ndev_up_cb(struct ib_device *ib_dev, u32 port,
-		       struct net_device *rdma_ndev, void *cookie)
-{
-	struct net_device *ndev = cookie;
-
-	if (ndev == rdma_ndev)
-		set_default_gids(ib_dev, port, ndev,
-				 IB_CACHE_GID_DEFAULT_MODE_SET);
-	add_netdev_ips(ib_dev, port, ndev);
-}
-
+/* UNREGISTER: the netdev's GIDs go, from whichever port had them. */
 static void ndev_gone_cb(struct ib_device *ib_dev, u32 port,
 			 struct net_device *rdma_ndev, void *cookie)
 {
 	ib_cache_gid_del_all_netdev_gids(ib_dev, port, cookie);
 }
 
-/* CHANGEADDR: the MAC changed, so the default GID did too. */
+/* REGISTER / UP: own netdev gets its defaults; then the addresses. */
+static void ndev_up_cb(struct ib_device *ib_dev, u32 port,
+		       struct net_device *rdma_ndev, void *cookie)
+{
+	/* Only the port's own netdev, not an upper of it, has defaults. */
+	if (cookie == rdma_ndev)
+		set_default_gids(ib_dev, port, rdma_ndev,
+				 IB_CACHE_GID_DEFAULT_MODE_SET);
+	add_netdev_ips(ib_dev, port, cookie);
+}
+
+/*
+ * CHANGEADDR: the MAC changed, so the default GID did too: start over,
+ * unless the netdev is on its way out meanwhile.
+ */
 static void ndev_changeaddr_cb(struct ib_device *ib_dev, u32 port,
 			       struct net_device *rdma_ndev, void *cookie)
 {
 	struct net_device *ndev = cookie;
 
-	ib_cache_gid_del_all_netdev_gids(ib_dev, port, ndev);
-	if (ndev->reg_state != NETREG_REGISTERED)
-		return;
-	ndev_up_cb(ib_dev, port, rdma_ndev, ndev);
+	ndev_gone_cb(ib_dev, port, rdma_ndev, ndev);
+	if (ndev->reg_state == NETREG_REGISTERED)
+		ndev_up_cb(ib_dev, port, rdma_ndev, ndev);
 }
 
 static void upper_linked_cb(struct ib_device *ib_dev, u32 port,
@@ -451,61 +451,67 @@ static struct roce_event_work *roce_event_work_alloc(unsigned long event,
 	return w;
 }
 
-static int roce_netdev_event(struct notifier_block *nb, unsigned long event,
-			     void *ptr)
+/*
+ * The netdev events that change GIDs: a netdev coming or going (going for
+ * good or to another namespace), a new MAC, a new upper device.
+ */
+static bool roce_netdev_event_wanted(const struct net_device *ndev,
+				     unsigned long event)
 {
-	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct netdev_notifier_changeupper_info *cu;
-	struct roce_event_work *w;
-
 	if (ndev->type != ARPHRD_ETHER)
-		return NOTIFY_DONE;
+		return false;
 
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_UP:
 	case NETDEV_CHANGEADDR:
-		break;
-	case NETDEV_UNREGISTER:
-		if (ndev->reg_state >= NETREG_UNREGISTERED)
-			return NOTIFY_DONE;
-		break;
 	case NETDEV_CHANGEUPPER:
-		break;
+		return true;
+	case NETDEV_UNREGISTER:
+		return ndev->reg_state < NETREG_UNREGISTERED;
 	default:
-		return NOTIFY_DONE;
+		return false;
 	}
+}
 
-	w = roce_event_work_alloc(event, ndev);
-	if (!w)
+static int roce_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct netdev_notifier_changeupper_info *cu = NULL;
+	struct roce_event_work *w;
+
+	if (!roce_netdev_event_wanted(ndev, event))
 		return NOTIFY_DONE;
-	if (event == NETDEV_CHANGEUPPER) {
+	if (event == NETDEV_CHANGEUPPER)
 		cu = container_of(ptr, struct netdev_notifier_changeupper_info,
 				  info);
+
+	w = roce_event_work_alloc(event, ndev);
+	if (w && cu) {
 		netdev_hold(cu->upper_dev, &w->upper_tracker, GFP_ATOMIC);
 		w->upper = cu->upper_dev;
 		w->linking = cu->linking;
 	}
-	queue_work(roce_gid_wq, &w->work);
+	if (w)
+		queue_work(roce_gid_wq, &w->work);
 	return NOTIFY_DONE;
 }
 
+/* An address came up or went down on @ndev. */
 static int roce_addr_event(unsigned long event, struct net_device *ndev,
 			   const union ib_gid *gid)
 {
-	struct roce_event_work *w;
+	struct roce_event_work *w = NULL;
 
-	if (ndev->type != ARPHRD_ETHER)
-		return NOTIFY_DONE;
-	if (event != NETDEV_UP && event != NETDEV_DOWN)
-		return NOTIFY_DONE;
-
-	w = roce_event_work_alloc(event, ndev);
-	if (!w)
-		return NOTIFY_DONE;
-	w->is_addr = true;
-	w->gid = *gid;
-	queue_work(roce_gid_wq, &w->work);
+	if (ndev->type == ARPHRD_ETHER &&
+	    (event == NETDEV_UP || event == NETDEV_DOWN))
+		w = roce_event_work_alloc(event, ndev);
+	if (w) {
+		w->is_addr = true;
+		w->gid = *gid;
+		queue_work(roce_gid_wq, &w->work);
+	}
 	return NOTIFY_DONE;
 }
 
@@ -553,21 +559,18 @@ int roce_gid_mgmt_init(void)
 	ret = register_inetaddr_notifier(&roce_inetaddr_nb);
 	if (ret)
 		goto err_wq;
-	if (IS_ENABLED(CONFIG_IPV6)) {
-		ret = register_inet6addr_notifier(&roce_inet6addr_nb);
-		if (ret)
-			goto err_inet;
-	}
+	ret = IS_ENABLED(CONFIG_IPV6) ?
+	      register_inet6addr_notifier(&roce_inet6addr_nb) : 0;
+	if (ret)
+		goto err_inet;
 	/*
 	 * Last: registering replays REGISTER/UP for the netdevs already
 	 * present, and no address event may be missed after that.
 	 */
 	ret = register_netdevice_notifier(&roce_netdev_nb);
-	if (ret)
-		goto err_inet6;
-	return 0;
+	if (!ret)
+		return 0;
 
-err_inet6:
 	if (IS_ENABLED(CONFIG_IPV6))
 		unregister_inet6addr_notifier(&roce_inet6addr_nb);
 err_inet:

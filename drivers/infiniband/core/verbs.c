@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The verbs on objects: protection domains, address handles, queue pairs,
- * shared receive queues, completion queues, memory regions and multicast
- * attachments.  Each verb validates its arguments, does the core's share of
- * the bookkeeping and dispatches to the provider through ib_device.ops.
+ * shared receive queues, memory regions and multicast attachments
+ * (completion queues live in cq.c).  Each verb validates its arguments,
+ * does the core's share of the bookkeeping and dispatches to the provider
+ * through ib_device.ops.
  *
  * Ownership and lifetimes
  *  - The core allocates PDs, AHs, CQs, QPs and SRQs itself, with the size
@@ -22,8 +23,9 @@
  *    with: the core fills a missing sgid_attr for the duration of the call
  *    only (attr_fill_sgid() / attr_unfill_sgid()).
  *  - PDs, CQs, QPs, SRQs and MRs are listed in restrack (restrack.c); AHs
- *    are not.  Destroy verbs hide the entry first (begin_del), wait for
- *    netlink readers, and put it back if the provider refuses (abort_del).
+ *    are not.  Destroy verbs hide the entry while the provider works
+ *    (rdma_restrack_destroy(): netlink readers are waited for first) and
+ *    list it again if the provider refuses.
  *
  * Context
  *  - rdma_create_ah() without RDMA_CREATE_AH_SLEEPABLE may be called with
@@ -76,82 +78,162 @@
 
 /* ---- completion status names ------------------------------------------ */
 
-static const char * const wc_status_text[] = {
-	[IB_WC_SUCCESS]			= "success",
-	[IB_WC_LOC_LEN_ERR]		= "local length error",
-	[IB_WC_LOC_QP_OP_ERR]		= "local QP operation error",
-	[IB_WC_LOC_EEC_OP_ERR]		= "local EE context operation error",
-	[IB_WC_LOC_PROT_ERR]		= "local protection error",
-	[IB_WC_WR_FLUSH_ERR]		= "WR flushed",
-	[IB_WC_MW_BIND_ERR]		= "memory bind operation error",
-	[IB_WC_BAD_RESP_ERR]		= "bad response error",
-	[IB_WC_LOC_ACCESS_ERR]		= "local access error",
-	[IB_WC_REM_INV_REQ_ERR]		= "remote invalid request error",
-	[IB_WC_REM_ACCESS_ERR]		= "remote access error",
-	[IB_WC_REM_OP_ERR]		= "remote operation error",
-	[IB_WC_RETRY_EXC_ERR]		= "transport retry counter exceeded",
-	[IB_WC_RNR_RETRY_EXC_ERR]	= "RNR retry counter exceeded",
-	[IB_WC_LOC_RDD_VIOL_ERR]	= "local RDD violation error",
-	[IB_WC_REM_INV_RD_REQ_ERR]	= "remote invalid RD request",
-	[IB_WC_REM_ABORT_ERR]		= "operation aborted",
-	[IB_WC_INV_EECN_ERR]		= "invalid EE context number",
-	[IB_WC_INV_EEC_STATE_ERR]	= "invalid EE context state",
-	[IB_WC_FATAL_ERR]		= "fatal error",
-	[IB_WC_RESP_TIMEOUT_ERR]	= "response timeout error",
-	[IB_WC_GENERAL_ERR]		= "general error",
-};
-
 /**
  * ib_wc_status_msg() - printable name of a completion status
  * @status: the status of a work completion
+ *
+ * The texts are the ones ULPs have always logged, so that messages read the
+ * same whichever core they run on.  The switch has no default so that the
+ * compiler points out a status added to the enum without a name here.
  *
  * Return: a constant string; "unrecognized status" for a value outside
  * enum ib_wc_status.
  */
 const char *__attribute_const__ ib_wc_status_msg(enum ib_wc_status status)
 {
-	size_t i = status;
-
-	if (i < ARRAY_SIZE(wc_status_text) && wc_status_text[i])
-		return wc_status_text[i];
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return "success";
+	case IB_WC_LOC_LEN_ERR:
+		return "local length error";
+	case IB_WC_LOC_QP_OP_ERR:
+		return "local QP operation error";
+	case IB_WC_LOC_EEC_OP_ERR:
+		return "local EE context operation error";
+	case IB_WC_LOC_PROT_ERR:
+		return "local protection error";
+	case IB_WC_WR_FLUSH_ERR:
+		return "WR flushed";
+	case IB_WC_MW_BIND_ERR:
+		return "memory bind operation error";
+	case IB_WC_BAD_RESP_ERR:
+		return "bad response error";
+	case IB_WC_LOC_ACCESS_ERR:
+		return "local access error";
+	case IB_WC_REM_INV_REQ_ERR:
+		return "remote invalid request error";
+	case IB_WC_REM_ACCESS_ERR:
+		return "remote access error";
+	case IB_WC_REM_OP_ERR:
+		return "remote operation error";
+	case IB_WC_RETRY_EXC_ERR:
+		return "transport retry counter exceeded";
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		return "RNR retry counter exceeded";
+	case IB_WC_LOC_RDD_VIOL_ERR:
+		return "local RDD violation error";
+	case IB_WC_REM_INV_RD_REQ_ERR:
+		return "remote invalid RD request";
+	case IB_WC_REM_ABORT_ERR:
+		return "operation aborted";
+	case IB_WC_INV_EECN_ERR:
+		return "invalid EE context number";
+	case IB_WC_INV_EEC_STATE_ERR:
+		return "invalid EE context state";
+	case IB_WC_FATAL_ERR:
+		return "fatal error";
+	case IB_WC_RESP_TIMEOUT_ERR:
+		return "response timeout error";
+	case IB_WC_GENERAL_ERR:
+		return "general error";
+	}
 	return "unrecognized status";
 }
 EXPORT_SYMBOL(ib_wc_status_msg);
 
+/* ---- objects the core allocates --------------------------------------- */
+
+/*
+ * A zeroed struct @type of @dev, at the size its provider declared, that
+ * already knows its device.  @numa places it on the provider's node.
+ */
+#define verbs_obj_alloc(dev, type, gfp, numa)				\
+	({								\
+		struct ib_device *__dev = (dev);			\
+		struct type *__obj =					\
+			__rdma_zalloc_drv_obj(__dev, type, gfp, numa);	\
+									\
+		if (__obj)						\
+			__obj->device = __dev;				\
+		__obj;							\
+	})
+
+/* A new object's restrack entry, owned by module @caller (or the task). */
+static void obj_track(struct rdma_restrack_entry *res,
+		      enum rdma_restrack_type kind, const char *caller)
+{
+	rdma_restrack_new(res, kind);
+	rdma_restrack_set_name(res, caller);
+}
+
+/*
+ * PDs, SRQs and QPs are allocated by the core at the size their provider
+ * declared and get a restrack entry before the provider's create op runs.
+ * When that op fails, the entry and the memory go together here; the
+ * value is what the create verb returns.
+ */
+static void *obj_create_failed(struct rdma_restrack_entry *res, void *obj,
+			       int err)
+{
+	rdma_restrack_put(res);
+	kfree(obj);
+	return ERR_PTR(err);
+}
+
+/* The core's fields of an MR a provider returned for a kernel user. */
+static void mr_bind(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type)
+{
+	mr->type = type;
+	/* Not a uverbs object, no device memory, no remote invalidation. */
+	mr->uobject = NULL;
+	mr->dm = NULL;
+	mr->need_inval = false;
+	/* Where it belongs. */
+	mr->pd = pd;
+	mr->device = pd->device;
+}
+
 /* ---- protection domains ------------------------------------------------ */
 
-/* Access rights the internal DMA MR of @pd needs; 0 when it needs none. */
-static int pd_dma_mr_access(const struct ib_pd *pd)
+/*
+ * Access rights the internal DMA MR of a PD with @flags needs on @dev; 0
+ * when the PD needs no such MR.  LOCAL_WRITE stands for "the MR provides
+ * the local DMA lkey", REMOTE_* for "it provides the unsafe global rkey".
+ */
+static int pd_dma_mr_access(const struct ib_device *dev, unsigned int flags)
 {
 	int access = 0;
 
-	if (!(pd->device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
+	if (!(dev->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
 		access |= IB_ACCESS_LOCAL_WRITE;
-	if (pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
 		access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
 	return access;
 }
 
-/* Create the internal all-memory MR of @pd and publish its keys. */
+/* Can @dev make and release a PD whose DMA MR needs @access? */
+static bool pd_ops_present(const struct ib_device *dev, int access)
+{
+	const struct ib_device_ops *ops = &dev->ops;
+
+	if (!ops->alloc_pd || !ops->dealloc_pd)
+		return false;
+	return !access || (ops->get_dma_mr && ops->dereg_mr);
+}
+
+/* Register the internal all-memory MR of @pd and publish its keys. */
 static int pd_make_dma_mr(struct ib_pd *pd, int access)
 {
-	struct ib_device *dev = pd->device;
-	struct ib_mr *mr;
+	struct ib_mr *mr = pd->device->ops.get_dma_mr(pd, access);
 
-	mr = dev->ops.get_dma_mr(pd, access);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 
-	mr->device = dev;
-	mr->pd = pd;
-	mr->type = IB_MR_TYPE_DMA;
-	mr->uobject = NULL;
-	mr->need_inval = false;
+	mr_bind(mr, pd, IB_MR_TYPE_DMA);
 	pd->__internal_mr = mr;
-
-	if (!(dev->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
+	if (access & IB_ACCESS_LOCAL_WRITE)
 		pd->local_dma_lkey = mr->lkey;
-	if (pd->flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+	if (access & IB_ACCESS_REMOTE_WRITE)
 		pd->unsafe_global_rkey = mr->rkey;
 	return 0;
 }
@@ -176,40 +258,29 @@ static int pd_make_dma_mr(struct ib_pd *pd, int access)
 struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 			    const char *caller)
 {
+	int access = pd_dma_mr_access(device, flags);
 	struct ib_pd *pd;
-	int access, ret;
+	int ret;
 
-	if (!device->ops.alloc_pd || !device->ops.dealloc_pd)
+	if (!pd_ops_present(device, access))
 		return ERR_PTR(-EOPNOTSUPP);
 
-	pd = rdma_zalloc_drv_obj(device, ib_pd);
+	pd = verbs_obj_alloc(device, ib_pd, GFP_KERNEL, false);
 	if (!pd)
 		return ERR_PTR(-ENOMEM);
-
-	pd->device = device;
 	pd->flags = flags;
-	atomic_set(&pd->usecnt, 0);
 
-	access = pd_dma_mr_access(pd);
-	if (access && (!device->ops.get_dma_mr || !device->ops.dereg_mr)) {
-		ret = -EOPNOTSUPP;
-		goto err_free;
-	}
-
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, caller);
-
+	obj_track(&pd->res, RDMA_RESTRACK_PD, caller);
 	ret = device->ops.alloc_pd(pd, NULL);
 	if (ret)
-		goto err_restrack;
+		return obj_create_failed(&pd->res, pd, ret);
 
-	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
-		pd->local_dma_lkey = device->local_dma_lkey;
-
-	if (access) {
-		ret = pd_make_dma_mr(pd, access);
-		if (ret)
-			goto err_dealloc;
+	/* Replaced by the DMA MR's lkey when the device has none to offer. */
+	pd->local_dma_lkey = device->local_dma_lkey;
+	ret = access ? pd_make_dma_mr(pd, access) : 0;
+	if (ret) {
+		WARN_ON(device->ops.dealloc_pd(pd, NULL));
+		return obj_create_failed(&pd->res, pd, ret);
 	}
 
 	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
@@ -218,14 +289,6 @@ struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 
 	rdma_restrack_add(&pd->res);
 	return pd;
-
-err_dealloc:
-	WARN_ON(device->ops.dealloc_pd(pd, NULL));
-err_restrack:
-	rdma_restrack_put(&pd->res);
-err_free:
-	kfree(pd);
-	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL(__ib_alloc_pd);
 
@@ -244,38 +307,47 @@ EXPORT_SYMBOL(__ib_alloc_pd);
  */
 int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
-	struct ib_device *dev = pd->device;
-	int ret;
+	int access = pd_dma_mr_access(pd->device, pd->flags);
+	const struct ib_device_ops *ops = &pd->device->ops;
+	struct ib_mr *dma_mr = pd->__internal_mr;
+	int ret = 0;
 
 	rdma_restrack_begin_del(&pd->res);
-
-	if (pd->__internal_mr) {
-		ret = dev->ops.dereg_mr(pd->__internal_mr, NULL);
-		if (ret) {
-			rdma_restrack_abort_del(&pd->res);
-			return ret;
-		}
+	if (dma_mr)
+		ret = ops->dereg_mr(dma_mr, NULL);
+	if (!ret) {
 		pd->__internal_mr = NULL;
-	}
-
-	ret = dev->ops.dealloc_pd(pd, udata);
-	if (ret) {
-		int access = pd_dma_mr_access(pd);
-
-		/* Restore the keys the PD was handed out with, if we can. */
-		if (access)
+		ret = ops->dealloc_pd(pd, udata);
+		/* Refused: the PD keeps working, with keys as handed out. */
+		if (ret && dma_mr)
 			WARN_ON(pd_make_dma_mr(pd, access));
-		rdma_restrack_abort_del(&pd->res);
-		return ret;
 	}
+	if (rdma_restrack_end_del(&pd->res, ret))
+		return ret;
 
-	rdma_restrack_commit_del(&pd->res);
 	kfree(pd);
 	return 0;
 }
 EXPORT_SYMBOL(ib_dealloc_pd_user);
 
 /* ---- address vectors ---------------------------------------------------- */
+
+/**
+ * rdma_destroy_ah_attr() - drop the GID reference of an address vector
+ * @ah_attr: the vector
+ *
+ * Clears grh.sgid_attr.  Harmless on a vector without a reference, so it
+ * may be called more than once and on a zeroed vector.
+ */
+void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr)
+{
+	const struct ib_gid_attr *had = ah_attr->grh.sgid_attr;
+
+	ah_attr->grh.sgid_attr = NULL;
+	if (had)
+		rdma_put_gid_attr(had);
+}
+EXPORT_SYMBOL(rdma_destroy_ah_attr);
 
 /**
  * rdma_copy_ah_attr() - copy an address vector, with its GID reference
@@ -287,76 +359,50 @@ EXPORT_SYMBOL(ib_dealloc_pd_user);
 void rdma_copy_ah_attr(struct rdma_ah_attr *dest,
 		       const struct rdma_ah_attr *src)
 {
+	const struct ib_gid_attr *ref = src->grh.sgid_attr;
+
+	if (ref)
+		rdma_hold_gid_attr(ref);
 	*dest = *src;
-	if (dest->grh.sgid_attr)
-		rdma_hold_gid_attr(dest->grh.sgid_attr);
 }
 EXPORT_SYMBOL(rdma_copy_ah_attr);
+
+/**
+ * rdma_move_ah_attr() - move an address vector and its GID reference
+ * @dest: the destination; the GID reference it held is dropped
+ * @src: the source; it loses its reference (grh.sgid_attr becomes NULL)
+ *
+ * The old reference of @dest is dropped only once the move is done, so
+ * that both vectors may name the same GID entry.
+ */
+void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
+{
+	const struct ib_gid_attr *had = dest->grh.sgid_attr;
+
+	*dest = *src;
+	src->grh.sgid_attr = NULL;
+	if (had)
+		rdma_put_gid_attr(had);
+}
+EXPORT_SYMBOL(rdma_move_ah_attr);
 
 /**
  * rdma_replace_ah_attr() - overwrite an address vector with a copy
  * @old: the vector to replace; its GID reference is dropped
  * @new: the vector to copy; the copy takes its own GID reference
+ *
+ * A copy and a move: the new reference is taken before the old one is
+ * dropped, so @old may even be @new.
  */
 void rdma_replace_ah_attr(struct rdma_ah_attr *old,
 			  const struct rdma_ah_attr *new)
 {
-	rdma_destroy_ah_attr(old);
-	rdma_copy_ah_attr(old, new);
+	struct rdma_ah_attr copy;
+
+	rdma_copy_ah_attr(&copy, new);
+	rdma_move_ah_attr(old, &copy);
 }
 EXPORT_SYMBOL(rdma_replace_ah_attr);
-
-/**
- * rdma_move_ah_attr() - move an address vector and its GID reference
- * @dest: the destination; its own GID reference is dropped first
- * @src: the source; it loses its reference (grh.sgid_attr becomes NULL)
- */
-void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
-{
-	rdma_destroy_ah_attr(dest);
-	*dest = *src;
-	src->grh.sgid_attr = NULL;
-}
-EXPORT_SYMBOL(rdma_move_ah_attr);
-
-/**
- * rdma_destroy_ah_attr() - drop the GID reference of an address vector
- * @ah_attr: the vector
- *
- * Clears grh.sgid_attr.  Harmless on a vector without a reference, so it
- * may be called more than once and on a zeroed vector.
- */
-void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr)
-{
-	if (ah_attr->grh.sgid_attr) {
-		rdma_put_gid_attr(ah_attr->grh.sgid_attr);
-		ah_attr->grh.sgid_attr = NULL;
-	}
-}
-EXPORT_SYMBOL(rdma_destroy_ah_attr);
-
-/**
- * rdma_move_grh_sgid_attr() - set the GRH of a vector around a GID entry
- * @attr: the vector; it must not hold a GID reference yet
- * @dgid: destination GID
- * @flow_label: flow label
- * @hop_limit: hop limit
- * @traffic_class: traffic class
- * @sgid_attr: the source GID entry; the vector takes over the caller's
- *	reference on it
- *
- * The source GID index is taken from @sgid_attr.  Release the vector with
- * rdma_destroy_ah_attr().
- */
-void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
-			     u32 flow_label, u8 hop_limit, u8 traffic_class,
-			     const struct ib_gid_attr *sgid_attr)
-{
-	rdma_ah_set_grh(attr, dgid, flow_label, sgid_attr->index, hop_limit,
-			traffic_class);
-	attr->grh.sgid_attr = sgid_attr;
-}
-EXPORT_SYMBOL(rdma_move_grh_sgid_attr);
 
 /* Is @attr usable on @dev?  Only reads it. */
 static int attr_check(struct ib_device *dev, const struct rdma_ah_attr *attr)
@@ -381,31 +427,28 @@ static int attr_check(struct ib_device *dev, const struct rdma_ah_attr *attr)
 
 /*
  * Validate @attr and, if it has a GRH without a GID entry, look the entry
- * up by port and sgid_index and store a reference in grh.sgid_attr.  What
- * the caller had there is saved in *@saved for attr_unfill_sgid(), which
- * must be called once the vector is no longer needed (only on success).
- * Atomic-safe.
+ * up by port and sgid_index and store a reference in grh.sgid_attr.
+ * Returns what the caller had there (often NULL), to be handed to
+ * attr_unfill_sgid() once the vector is no longer needed, or an ERR_PTR()
+ * with @attr untouched.  Atomic-safe.
  */
-static int attr_fill_sgid(struct ib_device *dev, struct rdma_ah_attr *attr,
-			  const struct ib_gid_attr **saved)
+static const struct ib_gid_attr *attr_fill_sgid(struct ib_device *dev,
+						struct rdma_ah_attr *attr)
 {
-	const struct ib_gid_attr *sgid;
-	int ret;
+	const struct ib_gid_attr *own = attr->grh.sgid_attr;
+	const struct ib_gid_attr *found;
+	int ret = attr_check(dev, attr);
 
-	*saved = attr->grh.sgid_attr;
-
-	ret = attr_check(dev, attr);
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
+	if (own || !(attr->ah_flags & IB_AH_GRH))
+		return own;
 
-	if (!(attr->ah_flags & IB_AH_GRH) || attr->grh.sgid_attr)
-		return 0;
-
-	sgid = rdma_get_gid_attr(dev, attr->port_num, attr->grh.sgid_index);
-	if (IS_ERR(sgid))
-		return PTR_ERR(sgid);
-	attr->grh.sgid_attr = sgid;
-	return 0;
+	found = rdma_get_gid_attr(dev, attr->port_num, attr->grh.sgid_index);
+	if (IS_ERR(found))
+		return found;
+	attr->grh.sgid_attr = found;
+	return NULL;
 }
 
 /* Give @attr back its own sgid_attr, dropping what attr_fill_sgid() took. */
@@ -420,14 +463,14 @@ static void attr_unfill_sgid(struct rdma_ah_attr *attr,
 
 /*
  * Replace the GID reference an object keeps for a path (*@slot) with one
- * on the entry @attr now uses (none without a GRH).
+ * on the entry @attr now uses (none without a GRH, or for a NULL @attr).
  */
 static void attr_keep_sgid(const struct ib_gid_attr **slot,
 			   const struct rdma_ah_attr *attr)
 {
 	const struct ib_gid_attr *next = NULL;
 
-	if (attr->ah_flags & IB_AH_GRH) {
+	if (attr && (attr->ah_flags & IB_AH_GRH)) {
 		next = attr->grh.sgid_attr;
 		rdma_hold_gid_attr(next);
 	}
@@ -506,6 +549,26 @@ static struct sk_buff *lag_probe_skb(struct net_device *master,
 }
 
 /*
+ * The bonding master under the GID entry of @sgid, held with dev_hold();
+ * NULL when the entry's netdev is no bond, an ERR_PTR() when it has none.
+ */
+static struct net_device *lag_hold_master(const struct ib_gid_attr *sgid)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	if (!IS_ERR(ndev)) {
+		if (netif_is_bond_master(ndev))
+			dev_hold(ndev);
+		else
+			ndev = NULL;
+	}
+	rcu_read_unlock();
+	return ndev;
+}
+
+/*
  * For a RoCE v2 vector with a flow label whose GID sits on a bonding
  * master: the slave the bond would send it through, held with dev_hold().
  * NULL when none of that applies, an ERR_PTR() on failure.  Atomic-safe
@@ -515,44 +578,33 @@ static struct net_device *lag_xmit_slave(struct ib_device *dev,
 					 const struct rdma_ah_attr *attr,
 					 gfp_t gfp)
 {
+	bool all_slaves = dev->lag_flags & VERBS_LAG_HASH_ALL_SLAVES;
 	const struct ib_gid_attr *sgid = attr->grh.sgid_attr;
-	struct net_device *master, *slave;
-	struct sk_buff *skb;
+	struct net_device *master, *picked;
+	struct sk_buff *probe;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE || !sgid ||
 	    sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
 	    !attr->grh.flow_label)
 		return NULL;
 
-	rcu_read_lock();
-	master = rdma_read_gid_attr_ndev_rcu(sgid);
-	if (IS_ERR(master)) {
-		rcu_read_unlock();
+	master = lag_hold_master(sgid);
+	if (IS_ERR_OR_NULL(master))
 		return master;
-	}
-	if (!netif_is_bond_master(master)) {
+
+	/* The bond hashes a packet; ask it about one that looks like ours. */
+	probe = lag_probe_skb(master, attr, gfp);
+	if (probe) {
+		rcu_read_lock();
+		picked = netdev_get_xmit_slave(master, probe, all_slaves);
+		dev_hold(picked);
 		rcu_read_unlock();
-		return NULL;
+		consume_skb(probe);
+	} else {
+		picked = ERR_PTR(-ENOMEM);
 	}
-	dev_hold(master);
-	rcu_read_unlock();
-
-	skb = lag_probe_skb(master, attr, gfp);
-	if (!skb) {
-		dev_put(master);
-		return ERR_PTR(-ENOMEM);
-	}
-
-	rcu_read_lock();
-	slave = netdev_get_xmit_slave(master, skb,
-				      !!(dev->lag_flags &
-					 VERBS_LAG_HASH_ALL_SLAVES));
-	dev_hold(slave);
-	rcu_read_unlock();
-
-	consume_skb(skb);
 	dev_put(master);
-	return slave;
+	return picked;
 }
 
 /* ---- RoCE destination MAC of user-supplied vectors ---------------------- */
@@ -600,55 +652,107 @@ static int roce_resolve_dmac(struct rdma_ah_attr *attr)
 
 /* ---- address handles ----------------------------------------------------- */
 
+/* How a provider builds an AH (ops.create_ah and ops.create_user_ah). */
+typedef int (*ah_create_op_t)(struct ib_ah *ah, struct rdma_ah_init_attr *init,
+			      struct ib_udata *udata);
+
 /*
- * Allocate the AH, let the provider set it up, account it on the PD.  The
- * vector's sgid_attr is filled already; the AH takes its own reference.
+ * The op that creates AHs for kernel (@udata NULL) or user callers; NULL
+ * when the provider has none, or cannot destroy AHs again.
  */
-static struct ib_ah *ah_create(struct ib_pd *pd, struct rdma_ah_attr *attr,
-			       u32 flags, struct ib_udata *udata,
-			       struct net_device *xmit_slave)
+static ah_create_op_t ah_create_op(const struct ib_device *dev,
+				   const struct ib_udata *udata)
 {
-	struct ib_device *dev = pd->device;
-	struct rdma_ah_init_attr init = {
-		.ah_attr	= attr,
-		.flags		= flags,
-		.xmit_slave	= xmit_slave,
-	};
-	struct ib_ah *ah;
+	if (!dev->ops.destroy_ah)
+		return NULL;
+	return udata ? dev->ops.create_user_ah : dev->ops.create_ah;
+}
+
+/* Drop what the core holds for @ah and free it. */
+static void ah_release(struct ib_ah *ah)
+{
+	if (ah->sgid_attr)
+		rdma_put_gid_attr(ah->sgid_attr);
+	kfree(ah);
+}
+
+/*
+ * Allocate the AH and have @create set it up; the AH takes its own
+ * reference on the vector's (filled) GID entry and counts on the PD.
+ */
+static struct ib_ah *ah_instantiate(struct ib_pd *pd, ah_create_op_t create,
+				    struct rdma_ah_init_attr *init,
+				    struct ib_udata *udata)
+{
+	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
+							     GFP_ATOMIC;
+	struct ib_ah *ah = verbs_obj_alloc(pd->device, ib_ah, gfp, false);
 	int ret;
 
-	ah = rdma_zalloc_drv_obj_gfp(dev, ib_ah,
-				     flags & RDMA_CREATE_AH_SLEEPABLE ?
-				     GFP_KERNEL : GFP_ATOMIC);
 	if (!ah)
 		return ERR_PTR(-ENOMEM);
-
-	ah->device = dev;
 	ah->pd = pd;
-	ah->type = attr->type;
-	attr_keep_sgid(&ah->sgid_attr, attr);
+	ah->type = init->ah_attr->type;
+	attr_keep_sgid(&ah->sgid_attr, init->ah_attr);
 
-	if (udata)
-		ret = dev->ops.create_user_ah(ah, &init, udata);
-	else
-		ret = dev->ops.create_ah(ah, &init, NULL);
+	ret = create(ah, init, udata);
 	if (ret) {
-		if (ah->sgid_attr)
-			rdma_put_gid_attr(ah->sgid_attr);
-		kfree(ah);
+		ah_release(ah);
 		return ERR_PTR(ret);
 	}
-
 	atomic_inc(&pd->usecnt);
 	return ah;
 }
 
-/* Can the device make (and later destroy) AHs on this path? */
-static bool ah_ops_present(struct ib_device *dev, struct ib_udata *udata)
+/*
+ * Both create verbs, once the vector's GID entry is filled.  Kernel
+ * vectors come with their RoCE MAC and may leave through a bond slave;
+ * user vectors get their MAC resolved here and no slave.
+ */
+static struct ib_ah *ah_create_filled(struct ib_pd *pd,
+				      struct rdma_ah_attr *attr, u32 flags,
+				      struct ib_udata *udata)
 {
-	if (!dev->ops.destroy_ah)
-		return false;
-	return udata ? dev->ops.create_user_ah : dev->ops.create_ah;
+	ah_create_op_t create = ah_create_op(pd->device, udata);
+	struct rdma_ah_init_attr init = {
+		.ah_attr	= attr,
+		.flags		= flags,
+	};
+	struct ib_ah *ah;
+	int ret;
+
+	if (!create)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	if (udata) {
+		ret = attr->type == RDMA_AH_ATTR_TYPE_ROCE ?
+		      roce_resolve_dmac(attr) : 0;
+		return ret ? ERR_PTR(ret) :
+			     ah_instantiate(pd, create, &init, udata);
+	}
+
+	init.xmit_slave = lag_xmit_slave(pd->device, attr,
+					 flags & RDMA_CREATE_AH_SLEEPABLE ?
+					 GFP_KERNEL : GFP_ATOMIC);
+	if (IS_ERR(init.xmit_slave))
+		return ERR_CAST(init.xmit_slave);
+	ah = ah_instantiate(pd, create, &init, NULL);
+	dev_put(init.xmit_slave);
+	return ah;
+}
+
+/* Fill the vector's GID entry for the length of the create, then undo. */
+static struct ib_ah *ah_create(struct ib_pd *pd, struct rdma_ah_attr *attr,
+			       u32 flags, struct ib_udata *udata)
+{
+	const struct ib_gid_attr *saved = attr_fill_sgid(pd->device, attr);
+	struct ib_ah *ah;
+
+	if (IS_ERR(saved))
+		return ERR_CAST(saved);
+	ah = ah_create_filled(pd, attr, flags, udata);
+	attr_unfill_sgid(attr, saved);
+	return ah;
 }
 
 /**
@@ -672,36 +776,8 @@ static bool ah_ops_present(struct ib_device *dev, struct ib_udata *udata)
 struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
 			     u32 flags)
 {
-	struct ib_device *dev = pd->device;
-	const struct ib_gid_attr *saved;
-	struct net_device *slave;
-	struct ib_ah *ah;
-	int ret;
-
 	might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE);
-
-	ret = attr_fill_sgid(dev, ah_attr, &saved);
-	if (ret)
-		return ERR_PTR(ret);
-
-	if (!ah_ops_present(dev, NULL)) {
-		ah = ERR_PTR(-EOPNOTSUPP);
-		goto out;
-	}
-
-	slave = lag_xmit_slave(dev, ah_attr,
-			       flags & RDMA_CREATE_AH_SLEEPABLE ?
-			       GFP_KERNEL : GFP_ATOMIC);
-	if (IS_ERR(slave)) {
-		ah = ERR_CAST(slave);
-		goto out;
-	}
-
-	ah = ah_create(pd, ah_attr, flags, NULL, slave);
-	dev_put(slave);
-out:
-	attr_unfill_sgid(ah_attr, saved);
-	return ah;
+	return ah_create(pd, ah_attr, flags, NULL);
 }
 EXPORT_SYMBOL(rdma_create_ah);
 
@@ -727,34 +803,8 @@ struct ib_ah *rdma_create_user_ah(struct ib_pd *pd,
 				  struct rdma_ah_attr *ah_attr,
 				  struct ib_udata *udata)
 {
-	struct ib_device *dev = pd->device;
-	const struct ib_gid_attr *saved;
-	struct ib_ah *ah;
-	int ret;
-
 	might_sleep();
-
-	ret = attr_fill_sgid(dev, ah_attr, &saved);
-	if (ret)
-		return ERR_PTR(ret);
-
-	if (!ah_ops_present(dev, udata)) {
-		ah = ERR_PTR(-EOPNOTSUPP);
-		goto out;
-	}
-
-	if (ah_attr->type == RDMA_AH_ATTR_TYPE_ROCE) {
-		ret = roce_resolve_dmac(ah_attr);
-		if (ret) {
-			ah = ERR_PTR(ret);
-			goto out;
-		}
-	}
-
-	ah = ah_create(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE, udata, NULL);
-out:
-	attr_unfill_sgid(ah_attr, saved);
-	return ah;
+	return ah_create(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE, udata);
 }
 EXPORT_SYMBOL(rdma_create_user_ah);
 
@@ -777,20 +827,15 @@ int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 	const struct ib_gid_attr *saved;
 	int ret;
 
-	if (ah->type != ah_attr->type)
-		return -EINVAL;
+	/* Whether an AH is IB, RoCE or OPA is fixed at creation. */
+	saved = ah->type == ah_attr->type ?
+		attr_fill_sgid(ah->device, ah_attr) : ERR_PTR(-EINVAL);
+	if (IS_ERR(saved))
+		return PTR_ERR(saved);
 
-	ret = attr_fill_sgid(ah->device, ah_attr, &saved);
-	if (ret)
-		return ret;
-
-	if (ah->device->ops.modify_ah)
-		ret = ah->device->ops.modify_ah(ah, ah_attr);
-	else
-		ret = -EOPNOTSUPP;
+	ret = ib_core_call_opt(ah->device->ops.modify_ah, ah, ah_attr);
 	if (!ret)
 		attr_keep_sgid(&ah->sgid_attr, ah_attr);
-
 	attr_unfill_sgid(ah_attr, saved);
 	return ret;
 }
@@ -808,10 +853,7 @@ EXPORT_SYMBOL(rdma_modify_ah);
 int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 {
 	ah_attr->grh.sgid_attr = NULL;
-
-	if (!ah->device->ops.query_ah)
-		return -EOPNOTSUPP;
-	return ah->device->ops.query_ah(ah, ah_attr);
+	return ib_core_call_opt(ah->device->ops.query_ah, ah, ah_attr);
 }
 EXPORT_SYMBOL(rdma_query_ah);
 
@@ -830,21 +872,17 @@ EXPORT_SYMBOL(rdma_query_ah);
  */
 int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
 {
-	const struct ib_gid_attr *sgid = ah->sgid_attr;
 	struct ib_pd *pd = ah->pd;
 	int ret;
 
 	might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE);
 
 	ret = ah->device->ops.destroy_ah(ah, flags);
-	if (ret)
-		return ret;
-
-	atomic_dec(&pd->usecnt);
-	if (sgid)
-		rdma_put_gid_attr(sgid);
-	kfree(ah);
-	return 0;
+	if (!ret) {
+		atomic_dec(&pd->usecnt);
+		ah_release(ah);
+	}
+	return ret;
 }
 EXPORT_SYMBOL(rdma_destroy_ah_user);
 
@@ -878,6 +916,28 @@ static enum rdma_network_type roce_sniff_net_type(const struct ib_grh *grh)
 		return RDMA_NETWORK_IPV6;
 	return RDMA_NETWORK_ROCE_V1;
 }
+
+/**
+ * rdma_move_grh_sgid_attr() - set the GRH of a vector around a GID entry
+ * @attr: the vector; it must not hold a GID reference yet
+ * @dgid: destination GID (NULL keeps the one @attr has)
+ * @flow_label: flow label
+ * @hop_limit: hop limit
+ * @traffic_class: traffic class
+ * @sgid_attr: the source GID entry; the vector takes over the caller's
+ *	reference on it
+ *
+ * The source GID index is taken from @sgid_attr.  Release the vector with
+ * rdma_destroy_ah_attr().
+ */
+void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
+			     u32 flow_label, u8 hop_limit, u8 traffic_class,
+			     const struct ib_gid_attr *sgid_attr)
+{
+	__rdma_ah_fill_grh(attr, dgid, flow_label, sgid_attr->index, hop_limit,
+			   traffic_class, sgid_attr);
+}
+EXPORT_SYMBOL(rdma_move_grh_sgid_attr);
 
 /* Traffic class and flow label of a received GRH, into a reply's GRH. */
 static void reply_set_grh(struct rdma_ah_attr *attr, union ib_gid *dgid,
@@ -992,6 +1052,9 @@ int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
 			    const struct ib_wc *wc, const struct ib_grh *grh,
 			    struct rdma_ah_attr *ah_attr)
 {
+	int (*build)(struct ib_device *dev, u32 port, const struct ib_wc *wc,
+		     const struct ib_grh *grh, struct rdma_ah_attr *attr);
+
 	might_sleep();
 
 	memset(ah_attr, 0, sizeof(*ah_attr));
@@ -1002,9 +1065,9 @@ int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
 	rdma_ah_set_sl(ah_attr, wc->sl);
 	rdma_ah_set_port_num(ah_attr, port_num);
 
-	if (rdma_protocol_roce(device, port_num))
-		return reply_attr_roce(device, port_num, wc, grh, ah_attr);
-	return reply_attr_ib(device, port_num, wc, grh, ah_attr);
+	build = rdma_protocol_roce(device, port_num) ? reply_attr_roce :
+						       reply_attr_ib;
+	return build(device, port_num, wc, grh, ah_attr);
 }
 EXPORT_SYMBOL(ib_init_ah_attr_from_wc);
 
@@ -1023,16 +1086,18 @@ EXPORT_SYMBOL(ib_init_ah_attr_from_wc);
 struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
 				   const struct ib_grh *grh, u32 port_num)
 {
-	struct rdma_ah_attr attr;
+	struct rdma_ah_attr reply;
+	int ret = ib_init_ah_attr_from_wc(pd->device, port_num, wc, grh,
+					  &reply);
 	struct ib_ah *ah;
-	int ret;
 
-	ret = ib_init_ah_attr_from_wc(pd->device, port_num, wc, grh, &attr);
-	if (ret)
-		return ERR_PTR(ret);
-
-	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	rdma_destroy_ah_attr(&attr);
+	/*
+	 * The AH takes a GID reference of its own; the vector's goes (a
+	 * vector that could not be built holds none).
+	 */
+	ah = ret ? ERR_PTR(ret) :
+		   ah_create(pd, &reply, RDMA_CREATE_AH_SLEEPABLE, NULL);
+	rdma_destroy_ah_attr(&reply);
 	return ah;
 }
 EXPORT_SYMBOL(ib_create_ah_from_wc);
@@ -1043,6 +1108,17 @@ EXPORT_SYMBOL(ib_create_ah_from_wc);
 static bool over_limit(u32 want, int limit)
 {
 	return want > (u32)max(limit, 0);
+}
+
+/*
+ * Count the SRQ as a user (@delta 1) or no longer a user (-1) of its PD
+ * and, for the SRQ types that have one, its CQ.
+ */
+static void srq_count_users(struct ib_srq *srq, int delta)
+{
+	atomic_add(delta, &srq->pd->usecnt);
+	if (ib_srq_has_cq(srq->srq_type) && srq->ext.cq)
+		atomic_add(delta, &srq->ext.cq->usecnt);
 }
 
 /**
@@ -1086,33 +1162,24 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 	     over_limit(srq_init_attr->attr.max_sge, dev->attrs.max_srq_sge)))
 		return ERR_PTR(-EINVAL);
 
-	srq = rdma_zalloc_drv_obj(dev, ib_srq);
+	srq = verbs_obj_alloc(dev, ib_srq, GFP_KERNEL, false);
 	if (!srq)
 		return ERR_PTR(-ENOMEM);
-
-	srq->device = dev;
-	srq->pd = pd;
-	srq->uobject = uobject;
-	srq->event_handler = srq_init_attr->event_handler;
-	srq->srq_context = srq_init_attr->srq_context;
 	srq->srq_type = type;
-	atomic_set(&srq->usecnt, 0);
-	if (ib_srq_has_cq(type))
-		srq->ext.cq = srq_init_attr->ext.cq;
+	srq->pd = pd;
+	srq->ext.cq = ib_srq_has_cq(type) ? srq_init_attr->ext.cq : NULL;
+	srq->uobject = uobject;
+	srq->srq_context = srq_init_attr->srq_context;
+	srq->event_handler = srq_init_attr->event_handler;
 
+	/* Listed under whoever owns the PD. */
 	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
 	rdma_restrack_parent_name(&srq->res, &pd->res);
-
 	ret = dev->ops.create_srq(srq, srq_init_attr, udata);
-	if (ret) {
-		rdma_restrack_put(&srq->res);
-		kfree(srq);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		return obj_create_failed(&srq->res, srq, ret);
 
-	atomic_inc(&pd->usecnt);
-	if (srq->ext.cq)
-		atomic_inc(&srq->ext.cq->usecnt);
+	srq_count_users(srq, 1);
 	rdma_restrack_add(&srq->res);
 	return srq;
 }
@@ -1153,9 +1220,7 @@ EXPORT_SYMBOL(ib_modify_srq);
  */
 int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr)
 {
-	if (!srq->device->ops.query_srq)
-		return -EOPNOTSUPP;
-	return srq->device->ops.query_srq(srq, srq_attr);
+	return ib_core_call_opt(srq->device->ops.query_srq, srq, srq_attr);
 }
 EXPORT_SYMBOL(ib_query_srq);
 
@@ -1170,40 +1235,33 @@ EXPORT_SYMBOL(ib_query_srq);
  */
 int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 {
-	struct ib_cq *cq = srq->ext.cq;
-	struct ib_pd *pd = srq->pd;
 	int ret;
 
 	if (atomic_read(&srq->usecnt))
 		return -EBUSY;
 
-	rdma_restrack_begin_del(&srq->res);
-	ret = srq->device->ops.destroy_srq(srq, udata);
-	if (ret) {
-		rdma_restrack_abort_del(&srq->res);
-		return ret;
+	ret = rdma_restrack_destroy(&srq->res,
+				    srq->device->ops.destroy_srq(srq, udata));
+	if (!ret) {
+		srq_count_users(srq, -1);
+		kfree(srq);
 	}
-
-	atomic_dec(&pd->usecnt);
-	if (ib_srq_has_cq(srq->srq_type) && cq)
-		atomic_dec(&cq->usecnt);
-	rdma_restrack_commit_del(&srq->res);
-	kfree(srq);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL(ib_destroy_srq_user);
 
 /* ---- queue pairs ------------------------------------------------------------ */
 
 /*
- * Every QP event passes through here: note the Last WQE Reached event
- * ib_drain_qp() may wait for, then hand the event to the creator.
+ * Every QP event passes through here first.  A QP on an SRQ cannot be
+ * drained with a marker receive; drain_srq_generic() waits for its Last
+ * WQE Reached event instead.  Then the creator gets the event.
  */
 static void qp_event_relay(struct ib_event *event, void *context)
 {
 	struct ib_qp *qp = event->element.qp;
 
-	if (event->event == IB_EVENT_QP_LAST_WQE_REACHED)
+	if (qp->srq && event->event == IB_EVENT_QP_LAST_WQE_REACHED)
 		complete(&qp->srq_completion);
 	if (qp->registered_event_handler)
 		qp->registered_event_handler(event, qp->qp_context);
@@ -1221,12 +1279,18 @@ static bool qp_type_is_private(enum ib_qp_type type)
 	return type >= IB_QPT_RESERVED1 && type <= IB_QPT_RESERVED10;
 }
 
-/* Sanity of a kernel QP request before anything is allocated. */
+/*
+ * Can @dev make the QP a kernel user asks for?  Checked before anything
+ * is allocated.
+ */
 static int qp_check_init_attr(struct ib_device *dev,
 			      const struct ib_qp_init_attr *init)
 {
 	const struct ib_device_attr *lim = &dev->attrs;
 	const struct ib_qp_cap *cap = &init->cap;
+
+	if (!dev->ops.create_qp || !dev->ops.destroy_qp)
+		return -EOPNOTSUPP;
 
 	switch (init->qp_type) {
 	case IB_QPT_SMI:
@@ -1286,29 +1350,72 @@ static int qp_check_init_attr(struct ib_device *dev,
 	return 0;
 }
 
-/* The QP now uses its PD, CQs and SRQ. */
-static void qp_take_users(struct ib_qp *qp)
+/*
+ * Count the QP as a user (@delta 1) or no longer a user (-1) of each
+ * object it was created on: PD, send and receive CQ, SRQ.
+ */
+static void qp_count_users(struct ib_qp *qp, int delta)
 {
-	if (qp->pd)
-		atomic_inc(&qp->pd->usecnt);
-	if (qp->send_cq)
-		atomic_inc(&qp->send_cq->usecnt);
-	if (qp->recv_cq)
-		atomic_inc(&qp->recv_cq->usecnt);
-	if (qp->srq)
-		atomic_inc(&qp->srq->usecnt);
+	atomic_t *counts[] = {
+		qp->pd ? &qp->pd->usecnt : NULL,
+		qp->send_cq ? &qp->send_cq->usecnt : NULL,
+		qp->recv_cq ? &qp->recv_cq->usecnt : NULL,
+		qp->srq ? &qp->srq->usecnt : NULL,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++)
+		if (counts[i])
+			atomic_add(delta, counts[i]);
 }
 
-static void qp_drop_users(struct ib_qp *qp)
+/* Point the QP at the objects it is created on. */
+static void qp_link(struct ib_qp *qp, struct ib_pd *pd,
+		    const struct ib_qp_init_attr *init)
 {
-	if (qp->srq)
-		atomic_dec(&qp->srq->usecnt);
-	if (qp->recv_cq)
-		atomic_dec(&qp->recv_cq->usecnt);
-	if (qp->send_cq)
-		atomic_dec(&qp->send_cq->usecnt);
-	if (qp->pd)
-		atomic_dec(&qp->pd->usecnt);
+	qp->pd = pd;
+	qp->send_cq = init->send_cq;
+	qp->recv_cq = init->recv_cq;
+	qp->srq = init->srq;
+}
+
+/* The core's side of a QP before the provider sees it. */
+static void qp_init_core(struct ib_qp *qp, struct ib_pd *pd,
+			 const struct ib_qp_init_attr *init)
+{
+	qp->qp_type = init->qp_type;
+	qp->port = init->port_num;
+	qp_link(qp, pd, init);
+
+	/* Not opened through ib_open_qp(): the QP is its own real QP. */
+	qp->real_qp = qp;
+	INIT_LIST_HEAD(&qp->open_list);
+	INIT_LIST_HEAD(&qp->xrcd_list);
+
+	/* The core sees every event first, for ib_drain_qp(). */
+	qp->qp_context = init->qp_context;
+	qp->registered_event_handler = init->event_handler;
+	qp->event_handler = qp_event_relay;
+	init_completion(&qp->srq_completion);
+
+	/* The MR pools of ULPs. */
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
+	INIT_LIST_HEAD(&qp->sig_mrs);
+}
+
+/*
+ * What ULPs read off a created QP: how many SGEs an RDMA WRITE and an RDMA
+ * READ may carry, and whether signature offload is on.
+ */
+static void qp_take_caps(struct ib_qp *qp, const struct ib_qp_init_attr *init)
+{
+	u32 send_sge = init->cap.max_send_sge;
+
+	qp->max_write_sge = send_sge;
+	qp->max_read_sge = min_t(u32, send_sge,
+				 max(qp->device->attrs.max_sge_rd, 0));
+	qp->integrity_en = !!(init->create_flags & IB_QP_CREATE_INTEGRITY_EN);
 }
 
 /**
@@ -1334,59 +1441,26 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				  const char *caller)
 {
 	struct ib_device *dev = pd->device;
+	int ret = qp_check_init_attr(dev, qp_init_attr);
 	struct ib_qp *qp;
-	int ret;
 
-	if (!dev->ops.create_qp || !dev->ops.destroy_qp)
-		return ERR_PTR(-EOPNOTSUPP);
-
-	ret = qp_check_init_attr(dev, qp_init_attr);
 	if (ret)
 		return ERR_PTR(ret);
 
-	qp = rdma_zalloc_drv_obj_numa(dev, ib_qp);
+	qp = verbs_obj_alloc(dev, ib_qp, GFP_KERNEL, true);
 	if (!qp)
 		return ERR_PTR(-ENOMEM);
+	qp_init_core(qp, pd, qp_init_attr);
 
-	qp->device = dev;
-	qp->pd = pd;
-	qp->real_qp = qp;
-	qp->qp_type = qp_init_attr->qp_type;
-	qp->send_cq = qp_init_attr->send_cq;
-	qp->recv_cq = qp_init_attr->recv_cq;
-	qp->srq = qp_init_attr->srq;
-	qp->port = qp_init_attr->port_num;
-	qp->event_handler = qp_event_relay;
-	qp->registered_event_handler = qp_init_attr->event_handler;
-	qp->qp_context = qp_init_attr->qp_context;
-	atomic_set(&qp->usecnt, 0);
-	spin_lock_init(&qp->mr_lock);
-	INIT_LIST_HEAD(&qp->rdma_mrs);
-	INIT_LIST_HEAD(&qp->sig_mrs);
-	INIT_LIST_HEAD(&qp->xrcd_list);
-	INIT_LIST_HEAD(&qp->open_list);
-	init_completion(&qp->srq_completion);
-
-	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
-	rdma_restrack_set_name(&qp->res, caller);
-
+	obj_track(&qp->res, RDMA_RESTRACK_QP, caller);
 	ret = dev->ops.create_qp(qp, qp_init_attr, NULL);
-	if (ret) {
-		rdma_restrack_put(&qp->res);
-		kfree(qp);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		return obj_create_failed(&qp->res, qp, ret);
 
 	/* Some providers touch these during create; the request is what counts. */
-	qp->send_cq = qp_init_attr->send_cq;
-	qp->recv_cq = qp_init_attr->recv_cq;
-	qp_take_users(qp);
-
-	qp->max_write_sge = qp_init_attr->cap.max_send_sge;
-	qp->max_read_sge = min_t(u32, qp_init_attr->cap.max_send_sge,
-				 max(dev->attrs.max_sge_rd, 0));
-	qp->integrity_en = !!(qp_init_attr->create_flags &
-			      IB_QP_CREATE_INTEGRITY_EN);
+	qp_link(qp, pd, qp_init_attr);
+	qp_count_users(qp, 1);
+	qp_take_caps(qp, qp_init_attr);
 
 	rdma_restrack_add(&qp->res);
 	return qp;
@@ -1394,20 +1468,104 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 EXPORT_SYMBOL(ib_create_qp_kernel);
 
 /*
+ * What a modify fills into the caller's attributes for the length of the
+ * call, to be undone by qp_modify_undo(): the GID entries of the paths
+ * (@filled says which; @av_own and @alt_own are what the caller had) and
+ * the bond slave of the primary path.
+ */
+struct qp_modify_fill {
+	int			filled;
+	const struct ib_gid_attr *av_own;
+	const struct ib_gid_attr *alt_own;
+	struct net_device	*slave;
+};
+
+/*
+ * The primary path: its GID entry, for connected RoCE QPs the destination
+ * MAC (user callers only; kernel vectors come resolved) and the slave of
+ * a bond.
+ */
+static int qp_fill_av(struct ib_qp *qp, struct ib_qp_attr *attr,
+		      struct ib_udata *udata, struct qp_modify_fill *fill)
+{
+	struct rdma_ah_attr *av = &attr->ah_attr;
+	const struct ib_gid_attr *own = attr_fill_sgid(qp->device, av);
+	struct net_device *slave;
+	int ret;
+
+	if (IS_ERR(own))
+		return PTR_ERR(own);
+	fill->av_own = own;
+	fill->filled |= IB_QP_AV;
+
+	if (av->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !qp_type_is_connected(qp->qp_type))
+		return 0;
+	ret = udata ? roce_resolve_dmac(av) : 0;
+	if (ret)
+		return ret;
+	slave = lag_xmit_slave(qp->device, av, GFP_KERNEL);
+	if (IS_ERR(slave))
+		return PTR_ERR(slave);
+	fill->slave = slave;
+	attr->xmit_slave = slave;
+	return 0;
+}
+
+/* The alternate path, which exists (APM) on InfiniBand ports only. */
+static int qp_fill_alt(struct ib_device *dev, struct ib_qp_attr *attr,
+		       u32 port, struct qp_modify_fill *fill)
+{
+	struct rdma_ah_attr *alt = &attr->alt_ah_attr;
+	const struct ib_gid_attr *own = attr_fill_sgid(dev, alt);
+
+	if (IS_ERR(own))
+		return PTR_ERR(own);
+	fill->alt_own = own;
+	fill->filled |= IB_QP_ALT_PATH;
+
+	if (!rdma_is_port_valid(dev, port) || !rdma_protocol_ib(dev, port) ||
+	    !rdma_protocol_ib(dev, alt->port_num))
+		return -EINVAL;
+	return 0;
+}
+
+/* Give the caller's attributes back what they had before the fill. */
+static void qp_modify_undo(struct ib_qp_attr *attr,
+			   struct qp_modify_fill *fill)
+{
+	if (fill->filled & IB_QP_ALT_PATH)
+		attr_unfill_sgid(&attr->alt_ah_attr, fill->alt_own);
+	if (fill->filled & IB_QP_AV) {
+		dev_put(fill->slave);
+		attr->xmit_slave = NULL;
+		attr_unfill_sgid(&attr->ah_attr, fill->av_own);
+	}
+}
+
+/* PSNs are 24 bits wide on IB and RoCE: mask a wider one, with a warning. */
+static void qp_mask_psn(struct ib_device *dev, u32 *psn, const char *name)
+{
+	if (!(*psn & ~VERBS_PSN_MASK))
+		return;
+	ibdev_warn(dev, "%s %#x beyond 24 bits, masked\n", name, *psn);
+	*psn &= VERBS_PSN_MASK;
+}
+
+/*
  * The modify verb proper, on the real QP.  Kernel callers (@udata NULL)
  * must pass resolved address vectors; user ones get their RoCE MAC
- * resolved for connected QPs.  The path GID references of the QP change
- * only when the provider accepted the change; the caller's vectors come
- * back with the references they had.
+ * resolved for connected QPs.  The port and the path GID references of
+ * the QP change only when the provider accepted the change; the caller's
+ * vectors come back with the references they had.
  */
 static int qp_modify(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		     struct ib_udata *udata)
 {
 	struct ib_device *dev = qp->device;
-	const struct ib_gid_attr *saved_av = NULL, *saved_alt = NULL;
 	u32 port = mask & IB_QP_PORT ? attr->port_num : qp->port;
-	struct net_device *slave = NULL;
-	int ret;
+	struct qp_modify_fill fill = {};
+	int ret = 0;
 
 	if (!dev->ops.modify_qp)
 		return -EOPNOTSUPP;
@@ -1418,76 +1576,32 @@ static int qp_modify(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 
 	attr->xmit_slave = NULL;
-
-	if (mask & IB_QP_AV) {
-		ret = attr_fill_sgid(dev, &attr->ah_attr, &saved_av);
-		if (ret)
-			return ret;
-
-		if (attr->ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE &&
-		    qp_type_is_connected(qp->qp_type)) {
-			if (udata) {
-				ret = roce_resolve_dmac(&attr->ah_attr);
-				if (ret)
-					goto out_av;
-			}
-			slave = lag_xmit_slave(dev, &attr->ah_attr, GFP_KERNEL);
-			if (IS_ERR(slave)) {
-				ret = PTR_ERR(slave);
-				slave = NULL;
-				goto out_av;
-			}
-			attr->xmit_slave = slave;
-		}
-	}
-
-	if (mask & IB_QP_ALT_PATH) {
-		ret = attr_fill_sgid(dev, &attr->alt_ah_attr, &saved_alt);
-		if (ret)
-			goto out_av;
-
-		/* Alternate paths (APM) exist on InfiniBand only. */
-		if (!rdma_is_port_valid(dev, port) ||
-		    !rdma_protocol_ib(dev, port) ||
-		    !rdma_protocol_ib(dev, attr->alt_ah_attr.port_num)) {
-			ret = -EINVAL;
-			goto out_alt;
-		}
-	}
+	if (mask & IB_QP_AV)
+		ret = qp_fill_av(qp, attr, udata, &fill);
+	if (!ret && (mask & IB_QP_ALT_PATH))
+		ret = qp_fill_alt(dev, attr, port, &fill);
+	if (ret)
+		goto undo;
 
 	if (!rdma_is_port_valid(dev, port) || rdma_ib_or_roce(dev, port)) {
-		if ((mask & IB_QP_RQ_PSN) && (attr->rq_psn & ~VERBS_PSN_MASK)) {
-			ibdev_warn(dev, "rq_psn %#x beyond 24 bits, masked\n",
-				   attr->rq_psn);
-			attr->rq_psn &= VERBS_PSN_MASK;
-		}
-		if ((mask & IB_QP_SQ_PSN) && (attr->sq_psn & ~VERBS_PSN_MASK)) {
-			ibdev_warn(dev, "sq_psn %#x beyond 24 bits, masked\n",
-				   attr->sq_psn);
-			attr->sq_psn &= VERBS_PSN_MASK;
-		}
+		if (mask & IB_QP_RQ_PSN)
+			qp_mask_psn(dev, &attr->rq_psn, "rq_psn");
+		if (mask & IB_QP_SQ_PSN)
+			qp_mask_psn(dev, &attr->sq_psn, "sq_psn");
 	}
 
 	ret = dev->ops.modify_qp(qp, attr, mask, udata);
-	if (ret)
-		goto out_alt;
-
-	if (mask & IB_QP_PORT)
-		qp->port = attr->port_num;
-	if (mask & IB_QP_AV)
-		attr_keep_sgid(&qp->av_sgid_attr, &attr->ah_attr);
-	if (mask & IB_QP_ALT_PATH)
-		attr_keep_sgid(&qp->alt_path_sgid_attr, &attr->alt_ah_attr);
-
-out_alt:
-	if (mask & IB_QP_ALT_PATH)
-		attr_unfill_sgid(&attr->alt_ah_attr, saved_alt);
-out_av:
-	if (mask & IB_QP_AV) {
-		dev_put(slave);
-		attr->xmit_slave = NULL;
-		attr_unfill_sgid(&attr->ah_attr, saved_av);
+	if (!ret) {
+		if (mask & IB_QP_PORT)
+			qp->port = attr->port_num;
+		if (fill.filled & IB_QP_AV)
+			attr_keep_sgid(&qp->av_sgid_attr, &attr->ah_attr);
+		if (fill.filled & IB_QP_ALT_PATH)
+			attr_keep_sgid(&qp->alt_path_sgid_attr,
+				       &attr->alt_ah_attr);
 	}
+undo:
+	qp_modify_undo(attr, &fill);
 	return ret;
 }
 
@@ -1592,15 +1706,16 @@ EXPORT_SYMBOL(ib_open_qp);
 int ib_close_qp(struct ib_qp *qp)
 {
 	struct ib_qp *real_qp = qp->real_qp;
+	spinlock_t *lock = &real_qp->device->qp_open_list_lock;
 	unsigned long flags;
 
+	/* Handles are closed; a QP itself is destroyed. */
 	if (real_qp == qp)
 		return -EINVAL;
 
-	spin_lock_irqsave(&real_qp->device->qp_open_list_lock, flags);
+	spin_lock_irqsave(lock, flags);
 	list_del(&qp->open_list);
-	spin_unlock_irqrestore(&real_qp->device->qp_open_list_lock, flags);
-
+	spin_unlock_irqrestore(lock, flags);
 	atomic_dec(&real_qp->usecnt);
 	kfree(qp);
 	return 0;
@@ -1621,8 +1736,6 @@ EXPORT_SYMBOL(ib_close_qp);
  */
 int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 {
-	const struct ib_gid_attr *av = qp->av_sgid_attr;
-	const struct ib_gid_attr *alt = qp->alt_path_sgid_attr;
 	int ret;
 
 	if (atomic_read(&qp->usecnt))
@@ -1632,19 +1745,15 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 
 	WARN_ON_ONCE(qp->mrs_used > 0);
 
-	rdma_restrack_begin_del(&qp->res);
-	ret = qp->device->ops.destroy_qp(qp, udata);
-	if (ret) {
-		rdma_restrack_abort_del(&qp->res);
+	ret = rdma_restrack_destroy(&qp->res,
+				    qp->device->ops.destroy_qp(qp, udata));
+	if (ret)
 		return ret;
-	}
 
-	if (alt)
-		rdma_put_gid_attr(alt);
-	if (av)
-		rdma_put_gid_attr(av);
-	qp_drop_users(qp);
-	rdma_restrack_commit_del(&qp->res);
+	/* Gone in the provider: drop the paths' GID entries and the users. */
+	attr_keep_sgid(&qp->alt_path_sgid_attr, NULL);
+	attr_keep_sgid(&qp->av_sgid_attr, NULL);
+	qp_count_users(qp, -1);
 	kfree(qp);
 	return 0;
 }
@@ -1652,35 +1761,30 @@ EXPORT_SYMBOL(ib_destroy_qp_user);
 
 /* ---- draining ------------------------------------------------------------- */
 
-/* A marker work request and the completion its CQE signals. */
+/*
+ * A marker request posted behind everything else on a queue of an errored
+ * QP: once its flushed completion arrives, every earlier request has
+ * completed too.
+ */
 struct drain_marker {
 	struct ib_cqe		cqe;
-	struct completion	done;
+	struct completion	flushed;
 };
 
 static void drain_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct drain_marker *m = container_of(wc->wr_cqe, struct drain_marker,
-					      cqe);
-
-	complete(&m->done);
-}
-
-static void drain_marker_init(struct drain_marker *m)
-{
-	m->cqe.done = drain_marker_done;
-	init_completion(&m->done);
+	complete(&container_of(wc->wr_cqe, struct drain_marker, cqe)->flushed);
 }
 
 /* Wait for the marker; a direct CQ has to be polled by us meanwhile. */
 static void drain_marker_wait(struct ib_cq *cq, struct drain_marker *m)
 {
-	if (cq->poll_ctx != IB_POLL_DIRECT) {
-		wait_for_completion(&m->done);
-		return;
+	if (cq->poll_ctx == IB_POLL_DIRECT) {
+		while (!wait_for_completion_timeout(&m->flushed, HZ / 10))
+			ib_process_cq_direct(cq, -1);
+	} else {
+		wait_for_completion(&m->flushed);
 	}
-	while (!wait_for_completion_timeout(&m->done, HZ / 10))
-		ib_process_cq_direct(cq, -1);
 }
 
 static int drain_to_error(struct ib_qp *qp)
@@ -1690,75 +1794,64 @@ static int drain_to_error(struct ib_qp *qp)
 	return ib_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
-/* Error the QP, post a marker send and wait until it flushes out. */
-static void drain_sq_generic(struct ib_qp *qp)
+/* Error the QP, post a marker on one queue and wait until it flushes out. */
+static void drain_queue_generic(struct ib_qp *qp, bool send_queue)
 {
-	struct drain_marker m;
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_cqe	= &m.cqe,
-			.opcode	= IB_WR_RDMA_WRITE,
-		},
+	struct drain_marker m = { .cqe.done = drain_marker_done };
+	struct ib_rdma_wr send = {
+		.wr.wr_cqe	= &m.cqe,
+		.wr.opcode	= IB_WR_RDMA_WRITE,
 	};
+	struct ib_recv_wr recv = { .wr_cqe = &m.cqe };
 	int ret;
 
+	init_completion(&m.flushed);
 	ret = drain_to_error(qp);
-	if (WARN_ONCE(ret, "draining the send queue: modify failed: %d\n", ret))
+	if (!ret)
+		ret = send_queue ? ib_post_send(qp, &send.wr, NULL) :
+				   ib_post_recv(qp, &recv, NULL);
+	if (WARN_ONCE(ret, "draining the %s queue of QP %#x failed: %d\n",
+		      send_queue ? "send" : "receive", qp->qp_num, ret))
 		return;
-
-	drain_marker_init(&m);
-	ret = ib_post_send(qp, &wr.wr, NULL);
-	if (WARN_ONCE(ret, "draining the send queue: post failed: %d\n", ret))
-		return;
-	drain_marker_wait(qp->send_cq, &m);
+	drain_marker_wait(send_queue ? qp->send_cq : qp->recv_cq, &m);
 }
 
-/* Error the QP, post a marker receive and wait until it flushes out. */
+static void drain_sq_generic(struct ib_qp *qp)
+{
+	drain_queue_generic(qp, true);
+}
+
 static void drain_rq_generic(struct ib_qp *qp)
 {
-	struct drain_marker m;
-	struct ib_recv_wr wr = { .wr_cqe = &m.cqe };
-	int ret;
-
-	ret = drain_to_error(qp);
-	if (WARN_ONCE(ret, "draining the receive queue: modify failed: %d\n",
-		      ret))
-		return;
-
-	drain_marker_init(&m);
-	ret = ib_post_recv(qp, &wr, NULL);
-	if (WARN_ONCE(ret, "draining the receive queue: post failed: %d\n",
-		      ret))
-		return;
-	drain_marker_wait(qp->recv_cq, &m);
+	drain_queue_generic(qp, false);
 }
 
 /*
  * A QP on an SRQ cannot post a marker receive: wait for its Last WQE
- * Reached event instead, then reap what its CQ holds.
+ * Reached event instead, then reap what its CQ holds, one CQ's worth at
+ * most.
  */
 static void drain_srq_generic(struct ib_qp *qp)
 {
-	struct ib_cq *cq;
-	int reaped = 0, n, ret;
+	struct ib_srq *srq = qp->srq;
+	struct ib_cq *cq = ib_srq_has_cq(srq->srq_type) ? srq->ext.cq :
+							 qp->recv_cq;
+	int left, n, ret;
 
 	ret = drain_to_error(qp);
-	if (WARN_ONCE(ret, "draining an SRQ QP: modify failed: %d\n", ret))
+	if (WARN_ONCE(ret, "draining SRQ QP %#x failed: %d\n", qp->qp_num,
+		      ret))
 		return;
-
-	cq = ib_srq_has_cq(qp->srq->srq_type) ? qp->srq->ext.cq : qp->recv_cq;
-	if (WARN_ONCE(!cq, "draining an SRQ QP without a CQ\n"))
+	if (WARN_ONCE(!cq, "draining SRQ QP %#x: no CQ\n", qp->qp_num))
 		return;
-
 	if (!wait_for_completion_timeout(&qp->srq_completion,
 					 VERBS_SRQ_DRAIN_TIMEOUT))
 		return;
 
-	while (reaped < cq->cqe) {
-		n = ib_process_cq_direct(cq, cq->cqe - reaped);
+	for (left = cq->cqe; left > 0; left -= n) {
+		n = ib_process_cq_direct(cq, left);
 		if (!n)
 			break;
-		reaped += n;
 	}
 }
 
@@ -1776,10 +1869,10 @@ static void drain_srq_generic(struct ib_qp *qp)
  */
 void ib_drain_sq(struct ib_qp *qp)
 {
-	if (qp->device->ops.drain_sq)
-		qp->device->ops.drain_sq(qp);
-	else
-		drain_sq_generic(qp);
+	void (*drain)(struct ib_qp *qp) = qp->device->ops.drain_sq ?:
+					  drain_sq_generic;
+
+	drain(qp);
 }
 EXPORT_SYMBOL(ib_drain_sq);
 
@@ -1793,10 +1886,10 @@ EXPORT_SYMBOL(ib_drain_sq);
  */
 void ib_drain_rq(struct ib_qp *qp)
 {
-	if (qp->device->ops.drain_rq)
-		qp->device->ops.drain_rq(qp);
-	else
-		drain_rq_generic(qp);
+	void (*drain)(struct ib_qp *qp) = qp->device->ops.drain_rq ?:
+					  drain_rq_generic;
+
+	drain(qp);
 }
 EXPORT_SYMBOL(ib_drain_rq);
 
@@ -1819,139 +1912,6 @@ void ib_drain_qp(struct ib_qp *qp)
 }
 EXPORT_SYMBOL(ib_drain_qp);
 
-/* ---- completion queues driven by their owner ------------------------------ */
-
-/**
- * __ib_create_cq() - create a completion queue with the caller's handlers
- * @device: the device
- * @comp_handler: called (from the provider's context) when the armed CQ
- *	gets a completion
- * @event_handler: called for asynchronous CQ events
- * @cq_context: passed to both handlers
- * @cq_attr: size, completion vector and flags
- * @caller: module name of the owner, for resource tracking
- *
- * Normally called through ib_create_cq().  The owner polls and arms the
- * CQ itself; destroy it with ib_destroy_cq().
- *
- * Context: process context; sleeps.
- * Return: the CQ, or ERR_PTR(-EOPNOTSUPP), -ENOMEM or the provider's error.
- */
-struct ib_cq *__ib_create_cq(struct ib_device *device,
-			     ib_comp_handler comp_handler,
-			     void (*event_handler)(struct ib_event *event,
-						   void *cq_context),
-			     void *cq_context,
-			     const struct ib_cq_init_attr *cq_attr,
-			     const char *caller)
-{
-	struct ib_cq *cq;
-	int ret;
-
-	if (!device->ops.create_cq || !device->ops.destroy_cq)
-		return ERR_PTR(-EOPNOTSUPP);
-
-	cq = rdma_zalloc_drv_obj(device, ib_cq);
-	if (!cq)
-		return ERR_PTR(-ENOMEM);
-
-	cq->device = device;
-	cq->comp_handler = comp_handler;
-	cq->event_handler = event_handler;
-	cq->cq_context = cq_context;
-	cq->comp_vector = cq_attr->comp_vector;
-	atomic_set(&cq->usecnt, 0);
-	INIT_LIST_HEAD(&cq->pool_entry);
-
-	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
-	rdma_restrack_set_name(&cq->res, caller);
-
-	ret = device->ops.create_cq(cq, cq_attr, NULL);
-	if (ret) {
-		rdma_restrack_put(&cq->res);
-		kfree(cq);
-		return ERR_PTR(ret);
-	}
-
-	rdma_restrack_add(&cq->res);
-	return cq;
-}
-EXPORT_SYMBOL(__ib_create_cq);
-
-/**
- * rdma_set_cq_moderation() - set the interrupt moderation of a CQ
- * @cq: the CQ
- * @cq_count: completions to gather before an event
- * @cq_period: microseconds to wait before an event
- *
- * Return: 0, -EOPNOTSUPP for a CQ of a shared pool or a provider without
- * moderation, or the provider's error.
- */
-int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period)
-{
-	if (cq->shared || !cq->device->ops.modify_cq)
-		return -EOPNOTSUPP;
-	return cq->device->ops.modify_cq(cq, cq_count, cq_period);
-}
-EXPORT_SYMBOL(rdma_set_cq_moderation);
-
-/**
- * ib_resize_cq() - change the number of entries of a CQ
- * @cq: the CQ
- * @cqe: the least number of entries wanted
- *
- * Context: process context.
- * Return: 0, -EINVAL for a size of 0 or beyond the device's limit,
- * -EOPNOTSUPP for a pool CQ or a provider that cannot resize, or its error.
- */
-int ib_resize_cq(struct ib_cq *cq, int cqe)
-{
-	struct ib_device *dev = cq->device;
-
-	if (cq->shared || !dev->ops.resize_cq)
-		return -EOPNOTSUPP;
-	if (cqe <= 0 || over_limit(cqe, dev->attrs.max_cqe))
-		return -EINVAL;
-	return dev->ops.resize_cq(cq, cqe, NULL);
-}
-EXPORT_SYMBOL(ib_resize_cq);
-
-/**
- * ib_destroy_cq_user() - destroy a CQ made with ib_create_cq() or for a user
- * @cq: the CQ
- * @udata: the user's driver data, or NULL for a kernel CQ
- *
- * CQs from ib_alloc_cq() must go through ib_free_cq(), which also stops
- * the core's poller.
- *
- * Context: process context; sleeps.
- * Return: 0, -EOPNOTSUPP (with a warning) for a CQ of a shared pool,
- * -EBUSY while QPs or SRQs use the CQ, or the provider's error (the CQ is
- * then left as it was).
- */
-int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
-{
-	int ret;
-
-	if (WARN_ON_ONCE(cq->shared))
-		return -EOPNOTSUPP;
-	if (atomic_read(&cq->usecnt))
-		return -EBUSY;
-
-	rdma_restrack_begin_del(&cq->res);
-	ret = cq->device->ops.destroy_cq(cq, udata);
-	if (ret) {
-		rdma_restrack_abort_del(&cq->res);
-		return ret;
-	}
-
-	rdma_restrack_commit_del(&cq->res);
-	kfree(cq->wc);
-	kfree(cq);
-	return 0;
-}
-EXPORT_SYMBOL(ib_destroy_cq_user);
-
 /* ---- memory regions --------------------------------------------------------- */
 
 /* List an MR in restrack, owned by whoever owns its PD. */
@@ -1962,19 +1922,25 @@ static void mr_track(struct ib_mr *mr)
 	rdma_restrack_add(&mr->res);
 }
 
-/* Core bookkeeping of an MR the provider just created for a kernel user. */
-static void mr_adopt(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type,
-		     struct ib_sig_attrs *sig_attrs)
+/*
+ * Take over an MR a provider returned for a kernel user, or pass its error
+ * on: bind it to @pd, count and list it.  @sig_attrs becomes the MR's, or
+ * is freed along with a failed MR.
+ */
+static struct ib_mr *mr_adopt(struct ib_mr *mr, struct ib_pd *pd,
+			      enum ib_mr_type type,
+			      struct ib_sig_attrs *sig_attrs)
 {
-	mr->device = pd->device;
-	mr->pd = pd;
-	mr->type = type;
-	mr->dm = NULL;
-	mr->uobject = NULL;
-	mr->need_inval = false;
+	if (IS_ERR(mr)) {
+		kfree(sig_attrs);
+		return mr;
+	}
+
+	mr_bind(mr, pd, type);
 	mr->sig_attrs = sig_attrs;
 	atomic_inc(&pd->usecnt);
 	mr_track(mr);
+	return mr;
 }
 
 /**
@@ -1994,19 +1960,16 @@ static void mr_adopt(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type,
 struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 			  u32 max_num_sg)
 {
-	struct ib_mr *mr;
+	const struct ib_device_ops *ops = &pd->device->ops;
 
-	if (!pd->device->ops.alloc_mr || !pd->device->ops.dereg_mr)
+	if (!ops->alloc_mr || !ops->dereg_mr)
 		return ERR_PTR(-EOPNOTSUPP);
+	/* Those need their signature attributes: ib_alloc_mr_integrity(). */
 	if (WARN_ON_ONCE(mr_type == IB_MR_TYPE_INTEGRITY))
 		return ERR_PTR(-EINVAL);
 
-	mr = pd->device->ops.alloc_mr(pd, mr_type, max_num_sg);
-	if (IS_ERR(mr))
-		return mr;
-
-	mr_adopt(mr, pd, mr_type, NULL);
-	return mr;
+	return mr_adopt(ops->alloc_mr(pd, mr_type, max_num_sg), pd, mr_type,
+			NULL);
 }
 EXPORT_SYMBOL(ib_alloc_mr);
 
@@ -2024,12 +1987,10 @@ EXPORT_SYMBOL(ib_alloc_mr);
 struct ib_mr *ib_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_data_sg,
 				    u32 max_num_meta_sg)
 {
-	struct ib_device *dev = pd->device;
+	const struct ib_device_ops *ops = &pd->device->ops;
 	struct ib_sig_attrs *sig_attrs;
-	struct ib_mr *mr;
 
-	if (!dev->ops.alloc_mr_integrity || !dev->ops.map_mr_sg_pi ||
-	    !dev->ops.dereg_mr)
+	if (!ops->alloc_mr_integrity || !ops->map_mr_sg_pi || !ops->dereg_mr)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!max_num_meta_sg)
 		return ERR_PTR(-EINVAL);
@@ -2037,15 +1998,9 @@ struct ib_mr *ib_alloc_mr_integrity(struct ib_pd *pd, u32 max_num_data_sg,
 	sig_attrs = kzalloc(sizeof(*sig_attrs), GFP_KERNEL);
 	if (!sig_attrs)
 		return ERR_PTR(-ENOMEM);
-
-	mr = dev->ops.alloc_mr_integrity(pd, max_num_data_sg, max_num_meta_sg);
-	if (IS_ERR(mr)) {
-		kfree(sig_attrs);
-		return mr;
-	}
-
-	mr_adopt(mr, pd, IB_MR_TYPE_INTEGRITY, sig_attrs);
-	return mr;
+	return mr_adopt(ops->alloc_mr_integrity(pd, max_num_data_sg,
+						max_num_meta_sg),
+			pd, IB_MR_TYPE_INTEGRITY, sig_attrs);
 }
 EXPORT_SYMBOL(ib_alloc_mr_integrity);
 
@@ -2079,13 +2034,11 @@ struct ib_mr *ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 
 	mr = dev->ops.reg_user_mr(pd, start, length, virt_addr,
 				  mr_access_flags, NULL);
-	if (IS_ERR(mr))
-		return mr;
-
-	mr->iova = virt_addr;
-	mr->length = length;
-	mr_adopt(mr, pd, IB_MR_TYPE_USER, NULL);
-	return mr;
+	if (!IS_ERR(mr)) {
+		mr->iova = virt_addr;
+		mr->length = length;
+	}
+	return mr_adopt(mr, pd, IB_MR_TYPE_USER, NULL);
 }
 EXPORT_SYMBOL(ib_reg_user_mr);
 
@@ -2102,12 +2055,11 @@ EXPORT_SYMBOL(ib_reg_user_mr);
 int ib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 		 u32 flags, struct ib_sge *sg_list, u32 num_sge)
 {
-	if (!pd->device->ops.advise_mr)
-		return -EOPNOTSUPP;
-	if (!num_sge)
+	/* Advice on no memory at all is fine, to a device that takes advice. */
+	if (!num_sge && pd->device->ops.advise_mr)
 		return 0;
-	return pd->device->ops.advise_mr(pd, advice, flags, sg_list, num_sge,
-					 NULL);
+	return ib_core_call_opt(pd->device->ops.advise_mr, pd, advice, flags,
+				sg_list, num_sge, NULL);
 }
 EXPORT_SYMBOL(ib_advise_mr);
 
@@ -2169,11 +2121,13 @@ EXPORT_SYMBOL(ib_dereg_mr_user);
 int ib_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 		 unsigned int *sg_offset, unsigned int page_size)
 {
-	if (unlikely(!mr->device->ops.map_mr_sg))
-		return -EOPNOTSUPP;
+	int (*map)(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset) = mr->device->ops.map_mr_sg;
 
+	if (unlikely(!map))
+		return -EOPNOTSUPP;
 	mr->page_size = page_size;
-	return mr->device->ops.map_mr_sg(mr, sg, sg_nents, sg_offset);
+	return map(mr, sg, sg_nents, sg_offset);
 }
 EXPORT_SYMBOL(ib_map_mr_sg);
 
@@ -2196,14 +2150,16 @@ int ib_map_mr_sg_pi(struct ib_mr *mr, struct scatterlist *data_sg,
 		    struct scatterlist *meta_sg, int meta_sg_nents,
 		    unsigned int *meta_sg_offset, unsigned int page_size)
 {
-	if (unlikely(!mr->device->ops.map_mr_sg_pi ||
-		     WARN_ON_ONCE(mr->type != IB_MR_TYPE_INTEGRITY)))
-		return -EOPNOTSUPP;
+	const struct ib_device_ops *ops = &mr->device->ops;
 
+	if (unlikely(!ops->map_mr_sg_pi))
+		return -EOPNOTSUPP;
+	/* Data and protection information go to integrity MRs only. */
+	if (WARN_ON_ONCE(mr->type != IB_MR_TYPE_INTEGRITY))
+		return -EOPNOTSUPP;
 	mr->page_size = page_size;
-	return mr->device->ops.map_mr_sg_pi(mr, data_sg, data_sg_nents,
-					    data_sg_offset, meta_sg,
-					    meta_sg_nents, meta_sg_offset);
+	return ops->map_mr_sg_pi(mr, data_sg, data_sg_nents, data_sg_offset,
+				 meta_sg, meta_sg_nents, meta_sg_offset);
 }
 EXPORT_SYMBOL(ib_map_mr_sg_pi);
 
@@ -2304,9 +2260,8 @@ EXPORT_SYMBOL(ib_sg_to_pages);
 int ib_check_mr_status(struct ib_mr *mr, u32 check_mask,
 		       struct ib_mr_status *mr_status)
 {
-	if (!mr->device->ops.check_mr_status)
-		return -EOPNOTSUPP;
-	return mr->device->ops.check_mr_status(mr, check_mask, mr_status);
+	return ib_core_call_opt(mr->device->ops.check_mr_status, mr, check_mask,
+				mr_status);
 }
 EXPORT_SYMBOL(ib_check_mr_status);
 
@@ -2338,6 +2293,29 @@ static int mcast_check(struct ib_qp *qp, union ib_gid *gid, u16 lid)
 	return 0;
 }
 
+/*
+ * Attach @qp to a group or detach it: the provider does it, the core
+ * counts attachments in qp->usecnt so that an attached QP is not
+ * destroyed.
+ */
+static int mcast_change(struct ib_qp *qp, union ib_gid *gid, u16 lid,
+			bool attach)
+{
+	const struct ib_device_ops *ops = &qp->device->ops;
+	int (*change)(struct ib_qp *qp, union ib_gid *gid, u16 lid) =
+		attach ? ops->attach_mcast : ops->detach_mcast;
+	int ret;
+
+	if (!change)
+		return -EOPNOTSUPP;
+	ret = mcast_check(qp, gid, lid);
+	if (!ret)
+		ret = change(qp, gid, lid);
+	if (!ret)
+		atomic_add(attach ? 1 : -1, &qp->usecnt);
+	return ret;
+}
+
 /**
  * ib_attach_mcast() - let a UD queue pair receive a multicast group
  * @qp: a UD QP
@@ -2353,18 +2331,7 @@ static int mcast_check(struct ib_qp *qp, union ib_gid *gid, u16 lid)
  */
 int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
 {
-	int ret;
-
-	if (!qp->device->ops.attach_mcast)
-		return -EOPNOTSUPP;
-	ret = mcast_check(qp, gid, lid);
-	if (ret)
-		return ret;
-
-	ret = qp->device->ops.attach_mcast(qp, gid, lid);
-	if (!ret)
-		atomic_inc(&qp->usecnt);
-	return ret;
+	return mcast_change(qp, gid, lid, true);
 }
 EXPORT_SYMBOL(ib_attach_mcast);
 
@@ -2378,17 +2345,6 @@ EXPORT_SYMBOL(ib_attach_mcast);
  */
 int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
 {
-	int ret;
-
-	if (!qp->device->ops.detach_mcast)
-		return -EOPNOTSUPP;
-	ret = mcast_check(qp, gid, lid);
-	if (ret)
-		return ret;
-
-	ret = qp->device->ops.detach_mcast(qp, gid, lid);
-	if (!ret)
-		atomic_dec(&qp->usecnt);
-	return ret;
+	return mcast_change(qp, gid, lid, false);
 }
 EXPORT_SYMBOL(ib_detach_mcast);
