@@ -20,56 +20,65 @@
 
 struct workqueue_struct *rxe_wq;
 
+/* What every rxe device offers; the netdev fills in the rest. */
+static const struct ib_device_attr rxe_dev_template = {
+	.vendor_id = 0xffffff,
+	.max_mr_size = U64_MAX,
+	.page_size_cap = PAGE_SIZE | SZ_4K,
+	.device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
+			    IB_DEVICE_SYS_IMAGE_GUID |
+			    IB_DEVICE_RC_RNR_NAK_GEN |
+			    IB_DEVICE_PORT_ACTIVE_EVENT |
+			    IB_DEVICE_MEM_MGT_EXTENSIONS,
+	/* No IBK_SG_GAPS_REG: only IB_MR_TYPE_MEM_REG MRs exist here. */
+	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
+	.atomic_cap = IB_ATOMIC_HCA,
+	.local_ca_ack_delay = 15,
+	.max_pkeys = 1,
+	/* objects */
+	.max_pd = RXE_MAX_PD,
+	.max_ah = RXE_MAX_AH,
+	.max_mr = RXE_MAX_MR,
+	.max_fast_reg_page_list_len = RXE_MAX_FMR_PAGES,
+	.max_cq = RXE_MAX_CQ,
+	.max_cqe = RXE_MAX_CQE - 1,
+	.max_srq = RXE_MAX_SRQ,
+	.max_srq_wr = RXE_MAX_SRQ_WR,
+	.max_srq_sge = RXE_MAX_SGE,
+	.max_qp = RXE_MAX_QP,
+	.max_qp_wr = RXE_MAX_QP_WR,
+	.max_send_sge = RXE_MAX_SGE,
+	.max_recv_sge = RXE_MAX_SGE,
+	.max_sge_rd = RXE_MAX_SGE,
+	/* READ and ATOMIC resources, each way and for the whole device */
+	.max_qp_rd_atom = RXE_MAX_RD_ATOMIC,
+	.max_qp_init_rd_atom = RXE_MAX_RD_ATOMIC,
+	.max_res_rd_atom = RXE_MAX_RD_ATOMIC * RXE_MAX_QP,
+	/* multicast */
+	.max_mcast_grp = RXE_MAX_MCAST_GRP,
+	.max_mcast_qp_attach = RXE_MAX_MCAST_QP_ATTACH,
+	.max_total_mcast_qp_attach = RXE_MAX_MCAST_GRP *
+				     RXE_MAX_MCAST_QP_ATTACH,
+};
+
+/* The port before the netdev's state and speed are known. */
+static const struct ib_port_attr rxe_port_template = {
+	.max_mtu = IB_MTU_4096,
+	.max_msg_sz = RXE_MAX_MSG_SZ,
+	.gid_tbl_len = 16,
+	.pkey_tbl_len = 1,
+	.max_vl_num = 1,
+	.active_width = IB_WIDTH_1X,
+	.active_speed = IB_SPEED_SDR,
+};
+
 static void rxe_init_attrs(struct rxe_dev *rxe, struct net_device *ndev)
 {
-	struct ib_device_attr *a = &rxe->attr;
-	struct ib_port_attr *p = &rxe->port_attr;
-
-	a->vendor_id = 0xffffff;
-	a->max_mr_size = -1ULL;
-	a->page_size_cap = PAGE_SIZE | SZ_4K;
-	a->max_qp = RXE_MAX_QP;
-	a->max_qp_wr = RXE_MAX_QP_WR;
-	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
-			      IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
-			      IB_DEVICE_PORT_ACTIVE_EVENT |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS;
-	/* No IBK_SG_GAPS_REG: only IB_MR_TYPE_MEM_REG MRs exist here. */
-	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	a->max_send_sge = RXE_MAX_SGE;
-	a->max_recv_sge = RXE_MAX_SGE;
-	a->max_sge_rd = RXE_MAX_SGE;
-	a->max_cq = RXE_MAX_CQ;
-	a->max_cqe = RXE_MAX_CQE - 1;
-	a->max_mr = RXE_MAX_MR;
-	a->max_pd = RXE_MAX_PD;
-	a->max_qp_rd_atom = RXE_MAX_RD_ATOMIC;
-	a->max_qp_init_rd_atom = RXE_MAX_RD_ATOMIC;
-	a->max_res_rd_atom = RXE_MAX_RD_ATOMIC * RXE_MAX_QP;
-	a->atomic_cap = IB_ATOMIC_HCA;
-	a->max_mcast_grp = RXE_MAX_MCAST_GRP;
-	a->max_mcast_qp_attach = RXE_MAX_MCAST_QP_ATTACH;
-	a->max_total_mcast_qp_attach = RXE_MAX_MCAST_GRP *
-				       RXE_MAX_MCAST_QP_ATTACH;
-	a->max_ah = RXE_MAX_AH;
-	a->max_srq = RXE_MAX_SRQ;
-	a->max_srq_wr = RXE_MAX_SRQ_WR;
-	a->max_srq_sge = RXE_MAX_SGE;
-	a->max_fast_reg_page_list_len = RXE_MAX_FMR_PAGES;
-	a->max_pkeys = 1;
-	a->local_ca_ack_delay = 15;
-	addrconf_addr_eui48((unsigned char *)&a->sys_image_guid,
+	rxe->attr = rxe_dev_template;
+	rxe->port_attr = rxe_port_template;
+	/* the node and system image GUIDs: EUI-64 of the netdev's MAC */
+	addrconf_addr_eui48((unsigned char *)&rxe->attr.sys_image_guid,
 			    ndev->dev_addr);
-
-	p->max_mtu = IB_MTU_4096;
-	p->gid_tbl_len = 16;
-	p->max_msg_sz = RXE_MAX_MSG_SZ;
-	p->bad_pkey_cntr = 0;
-	p->qkey_viol_cntr = 0;
-	p->pkey_tbl_len = 1;
-	p->active_width = IB_WIDTH_1X;
-	p->active_speed = IB_SPEED_SDR;
-	p->max_vl_num = 1;
 }
 
 /* IB speed and width closest to the netdev's link speed; RTNL held. */

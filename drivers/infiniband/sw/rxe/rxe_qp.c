@@ -737,48 +737,42 @@ int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
+	struct ib_qp_cap cap = {
+		.max_send_wr = qp->sq.size,
+		.max_send_sge = qp->sq.max_sge,
+		.max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge),
+		.max_recv_wr = qp->srq ? 0 : qp->rq.size,
+		.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge,
+	};
 
-	memset(attr, 0, sizeof(*attr));
-	memset(init, 0, sizeof(*init));
+	/*
+	 * modify_qp() keeps every attribute it was given in qp->attr; what
+	 * moves on its own (state, PSNs) comes from the engine's copies.
+	 */
 	spin_lock_bh(&qp->state_lock);
+	*attr = qp->attr;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
-	attr->path_mtu = qp->attr.path_mtu;
-	attr->qkey = qp->attr.qkey;
 	attr->rq_psn = qp->resp.psn;
 	attr->sq_psn = qp->req.psn;
-	attr->dest_qp_num = qp->attr.dest_qp_num;
-	attr->qp_access_flags = qp->attr.qp_access_flags;
-	attr->pkey_index = qp->attr.pkey_index;
-	attr->port_num = qp->attr.port_num ?: 1;
-	attr->max_rd_atomic = qp->attr.max_rd_atomic;
-	attr->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
-	attr->min_rnr_timer = qp->attr.min_rnr_timer;
-	attr->timeout = qp->attr.timeout;
-	attr->retry_cnt = qp->attr.retry_cnt;
-	attr->rnr_retry = qp->attr.rnr_retry;
-	if (qp->type_mask != RXE_MASK_UD) {
-		/*
-		 * ib_query_qp() hands out no GID reference: the caller gets
-		 * the path by value, its source GID by index only.
-		 */
-		attr->ah_attr = qp->attr.ah_attr;
-		attr->ah_attr.grh.sgid_attr = NULL;
-	}
 	spin_unlock_bh(&qp->state_lock);
-	attr->cap.max_send_wr = qp->sq.size;
-	attr->cap.max_send_sge = qp->sq.max_sge;
-	attr->cap.max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge);
-	if (!qp->srq) {
-		attr->cap.max_recv_wr = qp->rq.size;
-		attr->cap.max_recv_sge = qp->rq.max_sge;
-	}
-	init->send_cq = qp->ibqp.send_cq;
-	init->recv_cq = qp->ibqp.recv_cq;
-	init->srq = qp->ibqp.srq;
-	init->qp_type = qp->ibqp.qp_type;
-	init->cap = attr->cap;
-	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	/*
+	 * ib_query_qp() hands out no GID reference: the caller gets the path
+	 * by value, its source GID by index only.
+	 */
+	attr->ah_attr.grh.sgid_attr = NULL;
+	if (!attr->port_num)
+		attr->port_num = 1;
+	attr->cap = cap;
+
+	*init = (struct ib_qp_init_attr) {
+		.send_cq = qp->ibqp.send_cq,
+		.recv_cq = qp->ibqp.recv_cq,
+		.srq = qp->ibqp.srq,
+		.qp_type = qp->ibqp.qp_type,
+		.cap = cap,
+		.sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR,
+	};
 	return 0;
 }
 
