@@ -185,6 +185,8 @@ void rdma_nl_exit(void);
 /* The nldev client, every command of it (nldev*.c). */
 int nldev_init(void);
 void nldev_exit(void);
+/* Does anyone in @net listen to @group (netlink.c)? */
+bool rdma_nl_net_listens(struct net *net, unsigned int group);
 /* An rdma_nl_notify_event_type event for "rdma monitor" (nldev.c). */
 void nldev_notify_event(struct ib_device *device, u32 port, u8 type);
 /*

@@ -270,15 +270,23 @@ EXPORT_SYMBOL(rdma_nl_multicast);
  */
 bool rdma_nl_chk_listeners(unsigned int group)
 {
-	return netlink_has_listeners(rdma_nl_sock(&init_net), group);
+	return rdma_nl_net_listens(&init_net, group);
 }
 EXPORT_SYMBOL(rdma_nl_chk_listeners);
+
+/* Does any socket of @net listen to @group? */
+bool rdma_nl_net_listens(struct net *net, unsigned int group)
+{
+	return netlink_has_listeners(rdma_nl_sock(net), group);
+}
 
 static int __net_init rdma_nl_net_init(struct net *net)
 {
 	struct rdma_nl_net *rnet = net_generic(net, rdma_nl_net_id);
 	struct netlink_kernel_cfg cfg = {
 		.input	= rdma_nl_rcv,
+		/* "rdma monitor" needs no privilege to listen */
+		.flags	= NL_CFG_F_NONROOT_RECV,
 	};
 
 	rnet->nl_sock = netlink_kernel_create(net, NETLINK_RDMA, &cfg);

@@ -861,7 +861,8 @@ static int nldev_chardev_get(struct sk_buff *skb, struct nlmsghdr *nlh,
  * @type: an rdma_nl_notify_event_type value
  *
  * Sends an RDMA_NLDEV_CMD_MONITOR message to RDMA_NL_GROUP_NOTIFY of the
- * initial namespace, whichever namespace the device belongs to.  Netdev
+ * device's namespace: in exclusive mode no other namespace learns of it
+ * (in shared mode every device lives in the initial one).  Netdev
  * events carry the port and, while it is attached, the
  * netdev's index and name.  Nothing is built when nobody listens; a
  * message that cannot be allocated is dropped, as multicast may be.
@@ -870,10 +871,11 @@ static int nldev_chardev_get(struct sk_buff *skb, struct nlmsghdr *nlh,
  */
 void nldev_notify_event(struct ib_device *device, u32 port, u8 type)
 {
+	struct net *net = read_pnet(&device->coredev.rdma_net);
 	struct nlmsghdr *hdr;
 	struct sk_buff *msg;
 
-	if (!rdma_nl_chk_listeners(RDMA_NL_GROUP_NOTIFY))
+	if (!rdma_nl_net_listens(net, RDMA_NL_GROUP_NOTIFY))
 		return;
 	msg = nldev_msg_new(0, 0, RDMA_NLDEV_CMD_MONITOR, &hdr);
 	if (!msg)
@@ -886,7 +888,7 @@ void nldev_notify_event(struct ib_device *device, u32 port, u8 type)
 		return;
 	}
 	nlmsg_end(msg, hdr);
-	rdma_nl_multicast(&init_net, msg, RDMA_NL_GROUP_NOTIFY, GFP_KERNEL);
+	rdma_nl_multicast(net, msg, RDMA_NL_GROUP_NOTIFY, GFP_KERNEL);
 }
 
 /* ---- link types, NEWLINK, DELLINK ---------------------------------------------- */
