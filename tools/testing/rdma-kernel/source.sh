@@ -8,11 +8,13 @@
 # tree: make hard-linked copies (cp -al) and replace files there with rm + cp,
 # never by writing through a link.
 #
-# Usage: source.sh [CACHE_DIR]   (default: TOP/.cache/kernel)
+# Usage: source.sh [CACHE_DIR]
+# CACHE_DIR defaults to $RDMA_KERNEL_CACHE, then to TOP/.cache/kernel (several
+# work trees of one machine can share one cache through the variable).
 set -eu
 
 top=$(cd "$(dirname "$0")/../../.." && pwd -P)
-cache=${1:-$top/.cache/kernel}
+cache=${1:-${RDMA_KERNEL_CACHE:-$top/.cache/kernel}}
 tarball=$(ls /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
 if [ -z "$tarball" ]; then
 	echo "source.sh: no /usr/src/linux-source-6.12*.tar.xz (make deps installs linux-source-6.12)" >&2
