@@ -16,6 +16,9 @@
 #   make check                deps, build, every test; last line "N passed, N failed"
 #   make run                  the end-to-end demo on two QEMU guests
 #   make bench                our stack against stock rxe, side by side
+#   make debug-kernel         the guests' 6.12 kernel with KASAN, lockdep, UBSAN,
+#                             kmemleak, fault injection (plain-kernel: without)
+#   make check RDMA_KERNEL=debug   every guest test on that kernel
 #   make deps                 install the Debian packages the above need
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -49,7 +52,8 @@ KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
-	modules_uninstall stage deps lint check run help kdir-check print-kver unit fuzz
+	modules_uninstall stage deps lint check run help kdir-check print-kver unit fuzz \
+	debug-kernel plain-kernel
 
 all: modules testmods
 
@@ -162,8 +166,14 @@ run: deps stage
 bench: deps stage
 	@bash $(BENCHSRC)/run_bench.sh
 
+# The guests' own kernel, built from Debian's linux-source-6.12 and cached
+# (tools/testing/rdma-kernel/kernel.sh); its last line names KDIR, KROOT and
+# KVER for make check RDMA_KERNEL=debug|plain.
+debug-kernel plain-kernel: deps
+	@bash $(TOP)/tools/testing/rdma-kernel/kernel.sh $(@:-kernel=)
+
 help:
-	@sed -n '3,19p' $(TOP)/Makefile
+	@sed -n '3,22p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)

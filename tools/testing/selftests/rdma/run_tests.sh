@@ -26,6 +26,8 @@ set -u
 . "$RDMA_HARNESS_DIR/depmod.sh"
 # shellcheck source=harness/vm.sh
 . "$RDMA_HARNESS_DIR/vm.sh"
+# shellcheck source=harness/lib.sh
+. "$RDMA_HARNESS_DIR/lib.sh"
 
 TESTS_DIR=$RDMA_SELFTEST_DIR/tests
 
@@ -53,7 +55,7 @@ indent() {
 
 # run_one NAME: runs a test; sets REASON on failure.
 run_one() {
-	local name=$1 script=$TESTS_DIR/$1.sh res vms sa sb to problems role rc=0
+	local name=$1 script=$TESTS_DIR/$1.sh res vms sa sb to problems role rc=0 trouble leaks
 
 	REASON=
 	if [ ! -f "$script" ]; then
@@ -110,6 +112,23 @@ run_one() {
 	for role in a b; do
 		if [ -s "$res/$role/output.log" ] && grep -q '^not ok ' "$res/$role/output.log"; then
 			REASON="guest $role exited 0 but reported a failed subtest"
+			return 1
+		fi
+	done
+	# Whatever the test looked at, the guest's whole kernel log must be
+	# free of reports, and kmemleak (debug kernel) must blame no RDMA
+	# module.
+	for role in a b; do
+		[ -d "$res/$role" ] || continue
+		trouble=$(_kernel_trouble 2>/dev/null <"$res/$role/dmesg.txt")
+		if [ -n "$trouble" ]; then
+			REASON="guest $role kernel log: $(echo "$trouble" | paste -sd ';' -)"
+			return 1
+		fi
+		leaks=$(_kmemleak_ours 2>/dev/null <"$res/$role/kmemleak.txt")
+		if [ -n "$leaks" ]; then
+			echo "$leaks" | head -n 20 | indent "kmemleak $role: "
+			REASON="guest $role: kmemleak reports $(echo "$leaks" | grep -c '^unreferenced object') leak(s) of RDMA modules"
 			return 1
 		fi
 	done

@@ -191,7 +191,7 @@ try() {
 
 bench_ko() {
 	if [ "$RDMA_STACK" = stock ]; then
-		find "$REPO/build/stage-stock/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
+		find "$STAGE_STOCK/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
 	else
 		find "$STAGE/lib/modules/$KVER" -name rdma_bench.ko | head -n 1
 	fi

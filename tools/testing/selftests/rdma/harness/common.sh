@@ -6,9 +6,14 @@
 # guest kernel are.  Sourced, never run.
 #
 # Environment (all optional):
-#   KVER     guest kernel release (default: newest /lib/modules/6.12* with build/)
+#   KVER     guest kernel release (default: newest KROOT/lib/modules/6.12* with build/)
+#   KROOT    the root the guest kernel comes from: KROOT/boot/vmlinuz-KVER and
+#            KROOT/lib/modules/KVER (default: /, Debian's installed kernel;
+#            make check RDMA_KERNEL=debug points it at the debug kernel)
 #   STAGE    staged modules root (default: REPO/build/stage), holding
 #            lib/modules/$KVER/updates/**/*.ko
+#   STAGE_STOCK  the same for stock guests: the test ULP and bench module
+#            built against the stock headers (default: REPO/build/stage-stock)
 #   BUILD    build folder (default: REPO/build)
 #   QEMU     QEMU binary (default: qemu-system-x86_64)
 #   VM_MEM   guest memory in MiB (default: 1024)
@@ -22,8 +27,11 @@ RDMA_SELFTEST_DIR=$(cd "$RDMA_HARNESS_DIR/.." && pwd -P)
 REPO_ROOT=$(cd "$RDMA_SELFTEST_DIR/../../../.." && pwd -P)
 BUILD=${BUILD:-$REPO_ROOT/build}
 STAGE=${STAGE:-$REPO_ROOT/build/stage}
+STAGE_STOCK=${STAGE_STOCK:-$REPO_ROOT/build/stage-stock}
 QEMU=${QEMU:-qemu-system-x86_64}
 VM_MEM=${VM_MEM:-1024}
+KROOT=${KROOT:-/}
+KROOT=${KROOT%/}
 RDMA_GUEST_DEBUG=${RDMA_GUEST_DEBUG-page_poison=1 slub_debug=FZ}
 
 # The newest 6.12 kernel that has its headers (a build dir) installed.
@@ -34,7 +42,7 @@ rdma_detect_kver() {
 		echo "$KVER"
 		return 0
 	fi
-	for d in /lib/modules/6.12*; do
+	for d in "$KROOT"/lib/modules/6.12*; do
 		[ -d "$d/build" ] || continue
 		best+="${d##*/}"$'\n'
 	done
@@ -44,15 +52,15 @@ rdma_detect_kver() {
 }
 
 KVER=$(rdma_detect_kver) || KVER=
-export KVER STAGE REPO_ROOT BUILD
+export KVER KROOT STAGE STAGE_STOCK REPO_ROOT BUILD
 
 # Prints why the host cannot boot guests, or nothing when it can.
 rdma_host_problems() {
 	local c
 
 	[ -n "$KVER" ] || echo "no /lib/modules/6.12* with a build dir (install linux-headers-6.12-amd64, or set KVER)"
-	[ -z "$KVER" ] || [ -r "/boot/vmlinuz-$KVER" ] || echo "no kernel image /boot/vmlinuz-$KVER (install linux-image-6.12-amd64)"
-	[ -z "$KVER" ] || [ -d "/lib/modules/$KVER/kernel" ] || echo "no /lib/modules/$KVER/kernel"
+	[ -z "$KVER" ] || [ -r "$KROOT/boot/vmlinuz-$KVER" ] || echo "no kernel image $KROOT/boot/vmlinuz-$KVER (install linux-image-6.12-amd64)"
+	[ -z "$KVER" ] || [ -d "$KROOT/lib/modules/$KVER/kernel" ] || echo "no $KROOT/lib/modules/$KVER/kernel"
 	for c in "$QEMU" busybox cpio xz gzip modprobe depmod ss flock sha256sum; do
 		command -v "$c" >/dev/null 2>&1 || echo "missing host command: $c"
 	done

@@ -3,7 +3,7 @@
 #
 # The module index of a project-stack guest, made on the host: depmod over
 # all of Debian's ~4000 .ko.xz takes over a minute under TCG, ten seconds
-# here.  The tree it indexes is the guest's: /lib/modules/$KVER without
+# here.  The tree it indexes is the guest's: KROOT/lib/modules/$KVER without
 # kernel/drivers/infiniband, plus the staged modules under updates/ (a
 # symlink farm; depmod follows the links).  The paths in modules.dep are
 # relative, so the files fit the guest's tree as they are.  Sourced after
@@ -23,7 +23,7 @@ rdma_project_depmod() {
 	want=$( {
 		echo "$KVER"
 		sha256sum "${BASH_SOURCE[0]}"
-		stat -c '%n %s %Y' "/lib/modules/$KVER/modules.dep" "/lib/modules/$KVER/modules.order"
+		stat -c '%n %s %Y' "$KROOT/lib/modules/$KVER/modules.dep" "$KROOT/lib/modules/$KVER/modules.order"
 		rdma_staged_modules | while read -r ko; do
 			echo "${ko#"$STAGE"} $(sha256sum <"$ko")"
 		done
@@ -43,10 +43,10 @@ rdma_project_depmod() {
 	farm=$(mktemp -d "$BUILD/harness/depmod-farm.XXXXXX") || return 1
 	kdir=$farm/lib/modules/$KVER
 	mkdir -p "$kdir/updates"
-	cp -rs "/lib/modules/$KVER/kernel" "$kdir/kernel" || { rm -rf "$farm"; return 1; }
+	cp -rs "$KROOT/lib/modules/$KVER/kernel" "$kdir/kernel" || { rm -rf "$farm"; return 1; }
 	rm -rf "$kdir/kernel/drivers/infiniband"
 	for f in modules.order modules.builtin modules.builtin.modinfo; do
-		[ -e "/lib/modules/$KVER/$f" ] && cp "/lib/modules/$KVER/$f" "$kdir/"
+		[ -e "$KROOT/lib/modules/$KVER/$f" ] && cp "$KROOT/lib/modules/$KVER/$f" "$kdir/"
 	done
 	if [ -d "$STAGE/lib/modules/$KVER/updates" ]; then
 		cp -a "$STAGE/lib/modules/$KVER/updates/." "$kdir/updates/"

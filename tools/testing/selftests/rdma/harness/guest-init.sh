@@ -23,8 +23,14 @@ finish() {
 	# Let tee write out the last lines before the exit code marks the end.
 	exec >/dev/console 2>&1
 	wait "$TEE_PID" 2>/dev/null
-	echo "$rc" >"$RESULTS/exit_code"
+	# A kernel with kmemleak (make debug-kernel) scans once the test is
+	# over: run_tests.sh fails the test on a leak of an RDMA module.
+	if [ -e /sys/kernel/debug/kmemleak ]; then
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak >"$RESULTS/kmemleak.txt" 2>&1
+	fi
 	dmesg >"$RESULTS/dmesg.txt" 2>&1
+	echo "$rc" >"$RESULTS/exit_code"
 	sync
 	/bin/busybox poweroff -f
 	sleep 5
@@ -43,11 +49,25 @@ mkdir -p /run/lock
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# debugfs: kmemleak and the fault-injection knobs of the debug kernel.
+mount -t debugfs debugfs /sys/kernel/debug
 hostname "vm-$RDMA_ROLE"
 
 if [ "$(uname -r)" != "$KVER" ]; then
 	log "booted kernel $(uname -r) is not KVER=$KVER"
 	finish 1
+fi
+
+# A kernel built by make debug-kernel keeps its modules in the build cache
+# (KROOT), not in the host's /lib/modules: show them at the usual place.
+# The root is an overlay on a read-only share, so nothing done to them
+# here reaches the host.
+if [ -n "${KROOT:-}" ]; then
+	mkdir -p "/lib/modules/$KVER"
+	mount --bind "$KROOT/lib/modules/$KVER" "/lib/modules/$KVER" || {
+		log "cannot bind $KROOT/lib/modules/$KVER"
+		finish 1
+	}
 fi
 
 # The NIC: the first virtio-net interface.

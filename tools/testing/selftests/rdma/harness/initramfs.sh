@@ -16,7 +16,7 @@ _rdma_initramfs_kos() {
 	local m
 
 	for m in $RDMA_INITRAMFS_MODULES; do
-		modprobe -S "$KVER" -d / --show-depends "$m" || return 1
+		modprobe -S "$KVER" -d "${KROOT:-/}" --show-depends "$m" || return 1
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
 }
 

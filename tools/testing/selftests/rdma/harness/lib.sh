@@ -178,8 +178,25 @@ kmsg_since() {
 	dmesg --notime 2>/dev/null | awk -v m="rdma-harness: $*" 'f; $0 == m { f = 1 }'
 }
 
+# _kernel_trouble: the first reports of a kernel log (stdin) that mean a
+# kernel bug: WARN/BUG/oops, the checkers of the debug kernel (KASAN,
+# UBSAN, lockdep's "WARNING: ..." reports, debug objects, list debugging,
+# sleeping in atomic context, hung tasks) and slub/page poisoning.  Guest
+# tests call it on their part of the log; run_tests.sh on the whole log of
+# every guest.
 _kernel_trouble() {
-	grep -E 'WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption|pagealloc: ' | head -n 3
+	grep -E 'WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption|pagealloc: |ODEBUG: |blocked for more than' | head -n 3
+}
+
+# _kmemleak_ours: the leak reports of a kmemleak dump (stdin) whose
+# allocation backtrace runs through one of the RDMA modules; other reports
+# come from the rest of the kernel (early boot allocations kmemleak cannot
+# follow) and are kept in the dump only.
+_kmemleak_ours() {
+	awk '/^unreferenced object/ { if (keep) print rep; rep = $0; keep = 0; next }
+		{ rep = rep "\n" $0 }
+		/\[(ib_core|rdma_rxe|ib_uverbs|rdma_[a-z_]+)\]/ { keep = 1 }
+		END { if (keep) print rep }'
 }
 
 # The path of MOD.ko: from modinfo (after depmod), else from STAGE.

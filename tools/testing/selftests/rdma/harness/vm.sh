@@ -89,7 +89,8 @@ rdma_run_guests() {
 			RDMA_TEST_SCRIPT="$script" RDMA_TEST_NAME="$(basename "$script" .sh)" \
 			RDMA_ROLE="$role" RDMA_STACK="$stack" RDMA_NVMS="$nvms" \
 			MY_IP="$my_ip" PEER_IP="$peer_ip" MY_MAC="$my_mac" PEER_MAC="$peer_mac" \
-			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" KVER="$KVER" \
+			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" STAGE_STOCK="$STAGE_STOCK" \
+			KVER="$KVER" KROOT="$KROOT" \
 			GUEST_INIT="$RDMA_HARNESS_DIR/guest-init.sh" DEPMOD_DIR="$depmod_dir"
 		# no_timer_check: on a busy host a TCG guest can miss the
 		# IO-APIC timer check at boot and panic ("IO-APIC + timer
@@ -102,7 +103,7 @@ rdma_run_guests() {
 		cmd=("$QEMU" -nodefaults -machine pc -cpu max -smp 1 -m "$VM_MEM"
 			-display none -no-reboot -monitor none
 			-serial "file:$resdir/serial-$role.log"
-			-kernel "/boot/vmlinuz-$KVER" -initrd "$initrd"
+			-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$initrd"
 			-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check rdma_role=$role${RDMA_GUEST_DEBUG:+ $RDMA_GUEST_DEBUG}${RDMA_GUEST_APPEND:+ $RDMA_GUEST_APPEND}"
 			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 			-virtfs "local,path=${out//,/,,},mount_tag=rdmaout,security_model=none,multidevs=remap"

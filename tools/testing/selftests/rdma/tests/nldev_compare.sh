@@ -41,7 +41,7 @@ VIEWS=(
 ulp_ko() {
 	local stage=$STAGE
 
-	[ "$RDMA_STACK" = stock ] && stage=$REPO/build/stage-stock
+	[ "$RDMA_STACK" = stock ] && stage=$STAGE_STOCK
 	find "$stage/lib/modules/$KVER" -name "$1.ko" 2>/dev/null | head -n 1
 }
 

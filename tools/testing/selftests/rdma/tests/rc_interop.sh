@@ -60,7 +60,7 @@ export KTAP_MODULE_TIMEOUT=400
 
 rc_stage() {
 	if [ "$RDMA_STACK" = stock ]; then
-		echo "$REPO/build/stage-stock"
+		echo "$STAGE_STOCK"
 	else
 		echo "$STAGE"
 	fi

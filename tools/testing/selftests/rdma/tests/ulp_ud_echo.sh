@@ -37,7 +37,7 @@ ULP_B_STOCK=${ULP_B_STOCK:-1}
 # Stock guests load the ULP built against the stock kernel.
 ulp_stage() {
 	if [ "$RDMA_STACK" = stock ]; then
-		echo "$REPO/build/stage-stock"
+		echo "$STAGE_STOCK"
 	else
 		echo "$STAGE"
 	fi
