@@ -11,6 +11,10 @@
 #   # stack-a: project|stock    RDMA stack of guest a (default project)
 #   # stack-b: project|stock    RDMA stack of guest b (default: stack-a)
 #   # timeout: SECONDS          per-guest time limit (default 120)
+#   # kernel-config: CONFIG_X...  options the guest kernel must have (=y);
+#                               on a kernel without them the test is not
+#                               in the run (make check RDMA_KERNEL=debug
+#                               runs it), and naming it fails
 # The harness runs `bash tests/NAME.sh guest a|b` in the guests (see
 # harness/lib.sh for the environment), then, if the script defines
 # host_phase(), `bash tests/NAME.sh host RESULTDIR` on the host.
@@ -41,11 +45,42 @@ header() {
 	echo "${v:-$3}"
 }
 
-all_tests() {
+# The guest kernel's configuration file.
+kernel_config_file() {
 	local f
 
+	for f in "$KROOT/lib/modules/$KVER/build/.config" "$KROOT/boot/config-$KVER"; do
+		[ -r "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# config_missing SCRIPT: the options of its kernel-config header that the
+# guest kernel does not have, or nothing.
+config_missing() {
+	local want opt cfg
+
+	want=$(awk '!/^#/ { exit } { print }' "$1" | sed -n 's/^#[[:space:]]*kernel-config:\(.*\)/\1/p')
+	[ -n "$want" ] || return 0
+	cfg=$(kernel_config_file) || { echo "$want (no kernel config found)"; return 0; }
+	for opt in $want; do
+		grep -qx "$opt=y" "$cfg" || printf '%s ' "$opt"
+	done
+}
+
+# Every test the guest kernel can run; those it cannot are named on
+# stderr.
+all_tests() {
+	local f missing
+
 	for f in "$TESTS_DIR"/*.sh; do
-		[ -e "$f" ] && basename "$f" .sh
+		[ -e "$f" ] || continue
+		missing=$(config_missing "$f")
+		if [ -n "$missing" ]; then
+			echo "# $(basename "$f" .sh): not run on kernel $KVER, which lacks ${missing% }" >&2
+			continue
+		fi
+		basename "$f" .sh
 	done
 }
 
@@ -66,6 +101,11 @@ run_one() {
 	sa=$(header "$script" stack-a project)
 	sb=$(header "$script" stack-b "$sa")
 	to=$(header "$script" timeout 120)
+	problems=$(config_missing "$script")
+	if [ -n "$problems" ]; then
+		REASON="kernel $KVER lacks ${problems% }"
+		return 1
+	fi
 	res=$BUILD/results/$name
 	rm -rf "$res"
 	mkdir -p "$res"
@@ -160,13 +200,16 @@ main() {
 		return 0
 	fi
 	case "${1:-}" in -h | --help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;; esac
+	mkdir -p "$BUILD"
+	rm -f "$BUILD/not-run.txt"
 	if [ $# -gt 0 ]; then
 		names=("$@")
 	else
-		mapfile -t names < <(all_tests)
+		mapfile -t names < <(all_tests 2>"$BUILD/not-run.txt")
 	fi
 	echo "KTAP version 1"
 	echo "1..${#names[@]}"
+	[ -s "$BUILD/not-run.txt" ] && cat "$BUILD/not-run.txt"
 	echo "# kernel $KVER, stage $STAGE, results $BUILD/results"
 	for name in "${names[@]}"; do
 		name=${name%.sh}

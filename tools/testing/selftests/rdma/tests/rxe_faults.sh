@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation failures injected into our stack (debug kernel only: needs
+# failslab and fail_page_alloc).  The injection is scoped twice: only the
+# processes this script marks (/proc/PID/make-it-fail, task-filter) and only
+# allocations with ib_core's or rdma_rxe's code on the stack (require-start
+# and require-end span their text).  With a probability of FAULT_PERCENT,
+#
+#  1. "rdma link add rxe0" and "rdma link delete rxe0", ROUNDS times: each
+#     either works or fails with an error, and a failed delete works when
+#     retried without faults; no device is ever left half made;
+#  2. the nldev queries (rdma dev/link/res/stat show) on a live device;
+#  3. every KTAP test module loaded with faults (its cases may fail, that is
+#     the point; it must load or refuse to, and unload);
+#
+# then, faults off: something was injected, nothing leaked (kmemleak blames
+# no RDMA module), every module unloads and the kernel log is clean.  The
+# counts of injected failures and of the error paths they took (the
+# dynamic-debug lines of ib_core and rdma_rxe) are printed as diagnostics.
+#
+# vms: 1
+# stack-a: project
+# timeout: 1200
+# kernel-config: CONFIG_FAILSLAB CONFIG_FAIL_PAGE_ALLOC CONFIG_FAULT_INJECTION_STACKTRACE_FILTER
+
+# shellcheck disable=SC2317 # the phases are called through rdma_test_main
+# shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
+. "$(dirname "$0")/../harness/lib.sh"
+
+FI=/sys/kernel/debug
+ROUNDS=${ROUNDS:-40}
+FAULT_PERCENT=${FAULT_PERCENT:-10}
+# Injections each attribute allows before it stops by itself.
+TIMES=100000
+
+# The address range of the text of ib_core and rdma_rxe (and of whatever
+# lies between them): "START END".
+our_text_range() {
+	awk '$1 == "ib_core" || $1 == "rdma_rxe" {
+		sub("^0x", "", $6)
+		print $6, $2
+	}' /proc/modules | python3 -c '
+import sys
+spans = [(int(a, 16), int(a, 16) + int(n)) for a, n in (l.split() for l in sys.stdin)]
+if len(spans) != 2 or 0 in (s for s, _ in spans):
+    sys.exit(1)
+lo, hi = min(s for s, _ in spans), max(e for _, e in spans)
+if hi - lo > 64 << 20:
+    sys.exit(1)
+print("%#x %#x" % (lo, hi))'
+}
+
+# faults_on PERCENT: arm both attributes (they stay idle for every process
+# that is not marked).
+faults_on() {
+	local a range
+
+	range=$(our_text_range) || return 1
+	for a in failslab fail_page_alloc; do
+		echo "$1" >"$FI/$a/probability" &&
+			echo 1 >"$FI/$a/interval" &&
+			echo "$TIMES" >"$FI/$a/times" &&
+			echo 0 >"$FI/$a/space" &&
+			echo 0 >"$FI/$a/verbose" &&
+			echo Y >"$FI/$a/task-filter" &&
+			echo N >"$FI/$a/ignore-gfp-wait" &&
+			echo 32 >"$FI/$a/stacktrace-depth" &&
+			echo "${range% *}" >"$FI/$a/require-start" &&
+			echo "${range#* }" >"$FI/$a/require-end" || return 1
+	done
+	echo N >"$FI/fail_page_alloc/ignore-gfp-highmem" &&
+		echo 0 >"$FI/fail_page_alloc/min-order"
+}
+
+faults_off() {
+	echo 0 >"$FI/failslab/probability"
+	echo 0 >"$FI/fail_page_alloc/probability"
+}
+
+# injected: failures injected so far, both attributes together.
+injected() {
+	echo $((2 * TIMES - $(cat "$FI/failslab/times") - $(cat "$FI/fail_page_alloc/times")))
+}
+
+# faulty CMD...: run CMD as a marked process.
+faulty() {
+	(echo 1 >/proc/self/make-it-fail && exec "$@")
+}
+
+rxe_exists() {
+	[ -e /sys/class/infiniband/rxe0 ]
+}
+
+# Phase 1: link add/delete under faults.
+link_rounds() {
+	local i added=0 refused=0 del_refused=0 bad=''
+
+	for i in $(seq "$ROUNDS"); do
+		if faulty rdma link add rxe0 type rxe netdev "$NETDEV" 2>/dev/null; then
+			added=$((added + 1))
+			rxe_exists || bad+=" round $i: add returned 0 but there is no rxe0;"
+			if ! faulty rdma link delete rxe0 2>/dev/null; then
+				del_refused=$((del_refused + 1))
+				rdma link delete rxe0 || bad+=" round $i: delete without faults failed;"
+			fi
+		else
+			refused=$((refused + 1))
+			if rxe_exists; then
+				bad+=" round $i: a refused add left rxe0;"
+				rdma link delete rxe0
+			fi
+		fi
+		if rxe_exists || rdma link show 2>/dev/null | grep -q rxe0; then
+			bad+=" round $i: rxe0 left behind;"
+			rdma link delete rxe0 2>/dev/null
+		fi
+	done
+	ktap_diag "link add: $added worked, $refused refused; link delete refused $del_refused times"
+	if [ -z "$bad" ]; then
+		ktap_ok "rdma link add/delete under faults: $ROUNDS rounds, no device left half made"
+	else
+		ktap_fail "rdma link add/delete under faults" "$bad"
+	fi
+}
+
+# Phase 2: nldev queries on a live device under faults.
+query_rounds() {
+	local i c failed=0 ran=0
+
+	for i in $(seq "$ROUNDS"); do
+		for c in "dev show" "link show" "res show" "stat show" "dev show rxe0 -d"; do
+			ran=$((ran + 1))
+			# shellcheck disable=SC2086 # c is a list of words
+			faulty rdma $c >/dev/null 2>&1 || failed=$((failed + 1))
+		done
+	done
+	ktap_diag "nldev queries: $ran ran, $failed returned an error"
+	ktap_check "rxe0 still answers without faults" rdma dev show rxe0
+}
+
+# Phase 3: every KTAP test module loaded under faults, KTAP_ROUNDS times.
+ktap_rounds() {
+	local dir=$STAGE/lib/modules/$KVER/updates/selftests ko mod i mark loaded=0 refused=0 bad=''
+	local -a params
+
+	for ko in "$dir"/rdma_*_test.ko; do
+		[ -e "$ko" ] || continue
+		mod=$(basename "$ko" .ko)
+		params=()
+		[[ "$mod" == rdma_rxe_* ]] && params=(ibdev=rxe0)
+		for i in $(seq "${KTAP_ROUNDS:-1}"); do
+			mark="faults $mod $i"
+			kmsg_mark "$mark"
+			if faulty modprobe "$mod" "${params[@]}" 2>/dev/null; then
+				loaded=$((loaded + 1))
+				# Cases that run after init get a moment to end.
+				retry_until 120 ktap_plan_done "$mark"
+				_bg_timeout 60 rmmod "$mod" || bad+=" rmmod $mod failed;"
+			else
+				refused=$((refused + 1))
+			fi
+		done
+	done
+	ktap_diag "KTAP modules under faults: $loaded loads ran, $refused refused"
+	if [ $((loaded + refused)) -eq 0 ]; then
+		ktap_fail "KTAP modules under faults" "none staged under $dir"
+	elif [ -z "$bad" ]; then
+		ktap_ok "KTAP modules under faults load or refuse, and unload"
+	else
+		ktap_fail "KTAP modules under faults load or refuse, and unload" "$bad"
+	fi
+}
+
+# ktap_plan_done MARK: the KTAP document since MARK has all its results.
+ktap_plan_done() {
+	local ktap plan n
+
+	ktap=$(kmsg_since "$1" | _ktap_lines)
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$ktap" | head -n 1)
+	n=$(grep -cE '^(not )?ok [0-9]+' <<<"$ktap")
+	[ -n "$plan" ] && [ "$n" -ge "$plan" ]
+}
+
+# The distinct debug messages of ib_core and rdma_rxe since MARK, numbers
+# blanked: the error paths the injected failures took.
+paths_taken() {
+	kmsg_since "$1" | grep -E '^(ib_core|rdma_rxe|infiniband [a-z0-9]+): ' |
+		sed -E 's/[0-9]+/N/g' | sort -u
+}
+
+guest() {
+	local n0 n1 n2 n3 out leaks
+
+	if [ ! -d "$FI/failslab" ] || [ ! -d "$FI/fail_page_alloc" ]; then
+		ktap_fail "fault injection" "no $FI/failslab or fail_page_alloc (not a debug kernel)"
+		return
+	fi
+	ktap_check "modprobe rdma_rxe" modprobe rdma_rxe || return
+	ktap_check "failslab and fail_page_alloc armed for ib_core/rdma_rxe ($(our_text_range))" \
+		faults_on "$FAULT_PERCENT" || return
+	echo 'module ib_core +p; module rdma_rxe +p' >/proc/dynamic_debug/control
+	kmsg_mark "faults start"
+
+	n0=$(injected)
+	link_rounds
+	n1=$(injected)
+	ktap_diag "phase 1 injected $((n1 - n0)) failures"
+
+	faults_off
+	ktap_check "rdma link add rxe0 (no faults)" rdma link add rxe0 type rxe netdev "$NETDEV" || return
+	faults_on "$FAULT_PERCENT"
+	query_rounds
+	n2=$(injected)
+	ktap_diag "phase 2 injected $((n2 - n1)) failures"
+	echo 'module ib_core -p; module rdma_rxe -p' >/proc/dynamic_debug/control
+	out=$(paths_taken "faults start")
+	ktap_diag "error paths logged: $(wc -l <<<"$out")"
+	printf '%s\n' "$out" >"$RESULTS/paths.txt"
+
+	ktap_rounds
+	n3=$(injected)
+	ktap_diag "phase 3 injected $((n3 - n2)) failures"
+	faults_off
+
+	if [ "$n3" -ge 10 ]; then
+		ktap_ok "failures were injected ($n3 in all)"
+	else
+		ktap_fail "failures were injected" "only $n3: the filters matched nothing"
+	fi
+	if [ -e "$FI/kmemleak" ]; then
+		echo scan >"$FI/kmemleak"
+		leaks=$(_kmemleak_ours <"$FI/kmemleak")
+		if [ -z "$leaks" ]; then
+			ktap_ok "kmemleak: no leak of an RDMA module"
+		else
+			printf '%s\n' "$leaks" >"$RESULTS/leaks.txt"
+			ktap_fail "kmemleak: no leak of an RDMA module" \
+				"$(grep -c '^unreferenced object' <<<"$leaks") reports, see leaks.txt"
+		fi
+	fi
+	out=$(kmsg_since "faults start" | _kernel_trouble)
+	if [ -z "$out" ]; then
+		ktap_ok "kernel log clean"
+	else
+		ktap_fail "kernel log clean" "$out"
+	fi
+	check_modules_unload
+}
+
+rdma_test_main "$@"
