@@ -10,6 +10,8 @@
 #   make                      build every module (W=1 warning-free)
 #   make modules_install      INSTALL_MOD_PATH=DIR -> DIR/lib/modules/<kver>/updates
 #   make modules_uninstall    remove what modules_install put there
+#   make selftests_install    the KTAP test modules and test ULPs, into
+#                             updates/selftests (for the kselftest target)
 #   make lint                 checkpatch --strict, sparse, kernel-doc
 #   make unit                 user-space unit tests of the pure files (ASan+UBSan)
 #   make fuzz                 libFuzzer targets, FUZZ_SECONDS=N each (default 10)
@@ -52,7 +54,8 @@ KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
-	modules_uninstall stage deps lint check run help kdir-check print-kver unit fuzz \
+	modules_uninstall selftests_install stage deps lint check run help kdir-check print-kver \
+	unit fuzz \
 	debug-kernel plain-kernel
 
 all: modules testmods
@@ -98,6 +101,17 @@ modules_uninstall: modules
 		fi; \
 	done
 	$(if $(INSTALL_MOD_PATH),@echo "removed from $(INSTALL_MOD_PATH); run 'depmod $(KVER)' on the target",depmod $(KVER))
+
+# What tools/testing/selftests/rdma needs on the machine under test, besides
+# modules_install: the KTAP test modules and the test ULPs.
+selftests_install: testmods
+	$(MAKE) -C $(KDIR) M=$(TESTMODS) INSTALL_MOD_DIR=updates/selftests $(KSIGN) \
+		$(if $(INSTALL_MOD_PATH),INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH))) \
+		DEPMOD=true modules_install
+	$(MAKE) -C $(KDIR) M=$(ULPSRC) INSTALL_MOD_DIR=updates/selftests $(KSIGN) \
+		$(if $(INSTALL_MOD_PATH),INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH))) \
+		DEPMOD=true modules_install
+	$(if $(INSTALL_MOD_PATH),@echo "staged under $(INSTALL_MOD_PATH); run 'depmod $(KVER)' on the target",depmod $(KVER))
 
 ulp-stock: kdir-check
 	mkdir -p $(STOCK_ULP)
@@ -173,7 +187,7 @@ debug-kernel plain-kernel: deps
 	@bash $(TOP)/tools/testing/rdma-kernel/kernel.sh $(@:-kernel=)
 
 help:
-	@sed -n '3,22p' $(TOP)/Makefile
+	@sed -n '3,24p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)

@@ -131,6 +131,8 @@ debug | plain)
 		declare -x "$kv"
 	done
 	export BUILD=$top/build/$kernel STAGE=$top/build/$kernel/stage STAGE_STOCK=$top/build/$kernel/stage-stock
+	# KASAN, lockdep and kmemleak make a TCG guest several times slower.
+	[ "$kernel" = debug ] && export RDMA_TIMEOUT_SCALE=${RDMA_TIMEOUT_SCALE:-3}
 	logs=$top/build/$kernel/check
 	mkdir -p "$logs"
 	;;
@@ -161,6 +163,10 @@ fi
 # W=1 like build_w1 and lint: the same compiler flags, so the objects they
 # built are reused instead of every module being compiled again.
 step stage make -C "$top" W=1 stage
+
+# The kselftest test lays tools/testing/selftests/rdma over Debian's
+# linux-source-6.12: unpacked here, once, for the guests to see.
+step kernel_source bash "$top/tools/testing/rdma-kernel/source.sh"
 
 # In-guest tests (QEMU): their own KTAP and summary line.
 guest_log=$logs/guest.log

@@ -19,7 +19,8 @@
 # harness/lib.sh for the environment), then, if the script defines
 # host_phase(), `bash tests/NAME.sh host RESULTDIR` on the host.
 # Results: build/results/NAME/ (a/, b/, serial-*.log, wire.pcap, host.log).
-# Environment: KVER, STAGE, BUILD, QEMU, VM_MEM (see harness/common.sh).
+# Environment: KVER, KROOT, STAGE, BUILD, QEMU, VM_MEM (see harness/common.sh);
+# RDMA_TIMEOUT_SCALE multiplies every timeout (a debug kernel is slower).
 
 set -u
 # shellcheck source=harness/common.sh
@@ -100,7 +101,7 @@ run_one() {
 	vms=$(header "$script" vms 1)
 	sa=$(header "$script" stack-a project)
 	sb=$(header "$script" stack-b "$sa")
-	to=$(header "$script" timeout 120)
+	to=$(($(header "$script" timeout 120) * ${RDMA_TIMEOUT_SCALE:-1}))
 	problems=$(config_missing "$script")
 	if [ -n "$problems" ]; then
 		REASON="kernel $KVER lacks ${problems% }"

@@ -532,11 +532,95 @@ rdma_test_main() {
 		host_phase "$2"
 		ktap_finish
 		;;
+	'')
+		# Run by the kselftest runner on the running kernel.
+		export RDMA_ROLE=a
+		_rdma_native_setup
+		ktap_header
+		ktap_diag "$RDMA_TEST_NAME on the running kernel $KVER, $NETDEV $MY_IP, results in $RESULTS"
+		if declare -F guest >/dev/null && [ "$(_rdma_header vms)" = 1 ]; then
+			guest
+		else
+			ktap_skip "$RDMA_TEST_NAME" "needs two hosts: run it with run_tests.sh"
+		fi
+		ktap_finish
+		;;
 	*)
-		echo "usage: $0 guest a|b  |  $0 host RESULTDIR (run through run_tests.sh)" >&2
+		echo "usage: $0  (on the running kernel, as kselftest runs it)" >&2
+		echo "       $0 guest a|b  |  $0 host RESULTDIR  (through run_tests.sh)" >&2
 		exit 2
 		;;
 	esac
+}
+
+# _rdma_header KEY: the value of "# KEY: value" in the test's header.
+_rdma_header() {
+	awk '!/^#/ { exit } { print }' "$0" | sed -n 's/^#[[:space:]]*'"$1"':[[:space:]]*\([^[:space:]]*\).*/\1/p' | head -n 1
+}
+
+# The running kernel's configuration (nothing when it cannot be found).
+_rdma_running_config() {
+	local f
+
+	if [ -r /proc/config.gz ]; then
+		zcat /proc/config.gz
+		return
+	fi
+	for f in "/boot/config-$(uname -r)" "/lib/modules/$(uname -r)/build/.config"; do
+		[ -r "$f" ] && { cat "$f"; return; }
+	done
+}
+
+# kselftest's code for a test that cannot run here.
+KSFT_SKIP=4
+
+_rdma_native_skip() {
+	echo "KTAP version 1"
+	echo "1..0 # SKIP $*"
+	exit "$KSFT_SKIP"
+}
+
+_rdma_native_cleanup() {
+	ip link del "$NETDEV" 2>/dev/null
+}
+
+# The environment a guest would have, made on the running kernel: our
+# modules and the KTAP test modules must be installed (make
+# modules_install selftests_install), and the test gets a veth pair of its
+# own, so that the machine's interfaces are never touched.
+_rdma_native_setup() {
+	local m want
+
+	[ "$(id -u)" = 0 ] || _rdma_native_skip "needs root"
+	want="ib_core rdma_rxe rdma_ktap rdma_mock"
+	for m in $want; do
+		modinfo "$m" >/dev/null 2>&1 ||
+			_rdma_native_skip "module $m is not installed (make modules_install selftests_install)"
+	done
+	for m in ip rdma python3 modprobe; do
+		command -v "$m" >/dev/null || _rdma_native_skip "no $m"
+	done
+	want=$(awk '!/^#/ { exit } { print }' "$0" | sed -n 's/^#[[:space:]]*kernel-config:\(.*\)/\1/p')
+	for m in $want; do
+		_rdma_running_config | grep -qx "$m=y" || _rdma_native_skip "the running kernel lacks $m"
+	done
+	export RDMA_TEST_NAME=${RDMA_TEST_NAME:-$(basename "$0" .sh)}
+	export RDMA_STACK=project RDMA_NVMS=1 KVER=${KVER:-$(uname -r)}
+	export REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../../.." && pwd -P)}
+	export STAGE=${STAGE:-/nonexistent}
+	export RESULTS=${RESULTS:-$(mktemp -d "/tmp/rdma-$RDMA_TEST_NAME.XXXXXX")}
+	export NETDEV=rdmaks0 MY_IP=10.251.0.1 PEER_IP=10.251.0.2 PEER_MAC=
+	ip link del "$NETDEV" 2>/dev/null
+	ip link add "$NETDEV" type veth peer name rdmaks1 ||
+		_rdma_native_skip "cannot make a veth pair (CONFIG_VETH)"
+	trap _rdma_native_cleanup EXIT
+	ip addr add "$MY_IP/24" dev "$NETDEV"
+	ip addr add "$PEER_IP/24" dev rdmaks1
+	ip link set rdmaks1 up
+	ip link set "$NETDEV" up
+	export MY_MAC
+	MY_MAC=$(cat "/sys/class/net/$NETDEV/address")
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 }
 
 # ---- wire captures (host phases) --------------------------------------------

@@ -90,7 +90,7 @@ rdma_run_guests() {
 			RDMA_ROLE="$role" RDMA_STACK="$stack" RDMA_NVMS="$nvms" \
 			MY_IP="$my_ip" PEER_IP="$peer_ip" MY_MAC="$my_mac" PEER_MAC="$peer_mac" \
 			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" STAGE_STOCK="$STAGE_STOCK" \
-			KVER="$KVER" KROOT="$KROOT" \
+			KVER="$KVER" KROOT="$KROOT" RDMA_KERNEL_CACHE="${RDMA_KERNEL_CACHE:-}" \
 			GUEST_INIT="$RDMA_HARNESS_DIR/guest-init.sh" DEPMOD_DIR="$depmod_dir"
 		# no_timer_check: on a busy host a TCG guest can miss the
 		# IO-APIC timer check at boot and panic ("IO-APIC + timer
