@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
 #include <net/netns/generic.h>

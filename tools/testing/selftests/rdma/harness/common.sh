@@ -19,6 +19,8 @@
 #   VM_MEM   guest memory in MiB (default: 1024)
 #   RDMA_GUEST_DEBUG   memory debugging on the guest kernel command line
 #            (default: "page_poison=1 slub_debug=FZ"; make bench sets "")
+#   RDMA_TEST_ENV  names of more variables to pass to the guests' tests
+#            (e.g. RDMA_TEST_ENV=KSFT_PROGS KSFT_PROGS=tests/nldev_netns.sh)
 #   RDMA_GUEST_APPEND  more guest kernel command line, for debugging runs
 #            (e.g. "slub_debug=FZPU" to also get the allocation tracks)
 

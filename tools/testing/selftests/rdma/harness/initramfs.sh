@@ -47,6 +47,8 @@ rdma_initramfs() {
 	cp "$RDMA_HARNESS_DIR/init" "$tmp/init"
 	chmod 755 "$tmp/init"
 	n=0
+	# Empty when the kernel has them all built in.
+	: >"$tmp/modules/load.order"
 	for ko in $kos; do
 		n=$((n + 1))
 		name=$(printf '%02d-%s' "$n" "$(basename "${ko%.xz}")")

@@ -52,7 +52,7 @@ _rdma_write_env() {
 
 rdma_run_guests() {
 	local script=$1 resdir=$2 nvms=$3 stack_a=$4 stack_b=$5 timeout=$6
-	local initrd port role i my_ip peer_ip my_mac peer_mac stack out deadline depmod_dir='' lock
+	local initrd port role i my_ip peer_ip my_mac peer_mac stack out deadline depmod_dir='' lock v
 	local -a roles pids cmd
 	local -A alive
 
@@ -92,6 +92,11 @@ rdma_run_guests() {
 			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" STAGE_STOCK="$STAGE_STOCK" \
 			KVER="$KVER" KROOT="$KROOT" RDMA_KERNEL_CACHE="${RDMA_KERNEL_CACHE:-}" \
 			GUEST_INIT="$RDMA_HARNESS_DIR/guest-init.sh" DEPMOD_DIR="$depmod_dir"
+		# RDMA_TEST_ENV: names of more variables a test reads (its
+		# knobs, e.g. KSFT_PROGS or ROUNDS), passed on when set.
+		for v in ${RDMA_TEST_ENV:-}; do
+			[ -n "${!v+set}" ] && printf 'export %s=%s\n' "$v" "$(rdma_shquote "${!v}")" >>"$out/guest.env"
+		done
 		# no_timer_check: on a busy host a TCG guest can miss the
 		# IO-APIC timer check at boot and panic ("IO-APIC + timer
 		# doesn't work!"); the check proves nothing under emulation.
