@@ -190,16 +190,24 @@ for m in "${mods[@]}"; do
 	echo "# $m: signer '$(modinfo -F signer "$f" 2>&1)'"
 done
 
-# depmod over the install tree: ours are the ones modprobe would pick,
-# rdma_rxe's dependency on ib_core included.
-if run "depmod -b over the install tree" "$tmp/depmod.log" depmod -b "$tmp" "$kver"; then
+# resolve_under WHAT DIR/: after depmod -b, modinfo over the install tree
+# finds each module of dkms.conf under DIR.
+resolve_under() {
+	local m f
+
 	for m in "${mods[@]}"; do
 		f=$(modinfo -b "$tmp" -k "$kver" -n "$m" 2>&1)
 		case "$f" in
-		"$dest/$m.ko"*) ok "modinfo -n $m: ours ($f)" ;;
-		*) not_ok "modinfo -n $m: ours" "$f" ;;
+		"$2"*) ok "modinfo -n $m: $1 ($f)" ;;
+		*) not_ok "modinfo -n $m: $1" "$f" ;;
 		esac
 	done
+}
+
+# depmod over the install tree: ours are the ones modprobe would pick,
+# rdma_rxe's dependency on ib_core included.
+if run "depmod -b over the install tree" "$tmp/depmod.log" depmod -b "$tmp" "$kver"; then
+	resolve_under ours "$dest/"
 	dep=$(grep '^updates/dkms/rdma_rxe\.ko[^:]*:' "$inst/$kver/modules.dep")
 	case "$dep" in
 	*" updates/dkms/ib_core.ko"*) ok "modules.dep: rdma_rxe needs our ib_core" ;;
@@ -216,8 +224,9 @@ if run "depmod -b over the install tree" "$tmp/depmod.log" depmod -b "$tmp" "$kv
 fi
 
 # The installed files as they are (stripped and signed by dkms), staged
-# for a project guest: harness_boot_project boots Debian's kernel without
-# its inbox drivers/infiniband, loads ib_core from them and unloads it.
+# for a project guest: harness_boot_project boots Debian's installed kernel
+# (KROOT=/, the one the headers are for) without its inbox
+# drivers/infiniband, loads ib_core from them and unloads it.
 stage=$tmp/stage/lib/modules/$kver/updates/dkms
 guest="DKMS-built ib_core loads and unloads in a guest (harness_boot_project)"
 if [ -z "$(find "$dest" -name 'ib_core.ko*' 2>/dev/null)" ]; then
@@ -232,7 +241,7 @@ else
 		*.ko) cp "$f" "$stage/" ;;
 		esac
 	done
-	run "$guest" "$tmp/guest.log" env STAGE="$tmp/stage" BUILD="$tmp/build" KVER="$kver" \
+	run "$guest" "$tmp/guest.log" env KROOT=/ KVER="$kver" STAGE="$tmp/stage" BUILD="$tmp/build" \
 		"$here/run_tests.sh" harness_boot_project
 	staged=$(grep -o 'project stack: .*' "$tmp/guest.log")
 	expect "the guest ran on the dkms files" \
@@ -246,13 +255,7 @@ left=$(find "$inst/$kver/updates" -type f 2>/dev/null)
 expect "nothing left under updates/" "" "$left"
 expect "dkms status is empty" "" "$("${D[@]}" status -m "$name" 2>/dev/null)"
 if run "depmod -b after remove" "$tmp/depmod2.log" depmod -b "$tmp" "$kver"; then
-	for m in "${mods[@]}"; do
-		f=$(modinfo -b "$tmp" -k "$kver" -n "$m" 2>&1)
-		case "$f" in
-		"$inst/$kver/kernel/"*) ok "modinfo -n $m: inbox again" ;;
-		*) not_ok "modinfo -n $m: inbox again" "$f" ;;
-		esac
-	done
+	resolve_under "inbox again" "$inst/$kver/kernel/"
 fi
 
 after=$(host_state)
