@@ -46,6 +46,8 @@ STOCK_BENCH := $(TOP)/build/stock/bench
 # so -nostdinc is repeated here.
 OURINC := NOSTDINC_FLAGS="-nostdinc -I$(TOP)/include"
 
+# Recipes that run $(KMAKE) start with "+": make only hands its jobserver
+# (-jN) to lines where it sees $(MAKE) itself, not through a variable.
 KMAKE = $(MAKE) -C $(KDIR) $(OURINC) $(if $(W),W=$(W)) $(if $(C),C=$(C))
 # Sign at install time only when the kernel build tree holds a signing key
 # (Debian's headers do not); modules installed for the tests stay unsigned
@@ -66,14 +68,14 @@ kdir-check:
 		exit 1; }
 
 modules: kdir-check
-	$(KMAKE) M=$(TOP) modules
+	+$(KMAKE) M=$(TOP) modules
 
 # Test modules are built against this tree as any outside module would be:
 # our headers plus our Module.symvers.
 testmods: modules
-	$(KMAKE) M=$(TESTMODS) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
-	$(KMAKE) M=$(ULPSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
-	$(KMAKE) M=$(BENCHSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+	+$(KMAKE) M=$(TESTMODS) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+	+$(KMAKE) M=$(ULPSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
+	+$(KMAKE) M=$(BENCHSRC) KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
 
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates $(KSIGN) \

@@ -106,6 +106,10 @@
 MODULE_AUTHOR("RDMA core project");
 MODULE_DESCRIPTION("RDMA core: verbs API and device model");
 MODULE_LICENSE("Dual BSD/GPL");
+/* Set by the out-of-tree build (top Kbuild) from dkms.conf. */
+#ifdef RDMA_KMOD_VERSION
+MODULE_VERSION(RDMA_KMOD_VERSION);
+#endif
 
 /* ---- work queues ---------------------------------------------------------- */
 

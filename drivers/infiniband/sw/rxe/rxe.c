@@ -219,3 +219,7 @@ module_exit(rxe_module_exit);
 MODULE_ALIAS_RDMA_LINK("rxe");
 MODULE_DESCRIPTION("Soft RDMA over Converged Ethernet (RoCE v2) provider");
 MODULE_LICENSE("GPL");
+/* Set by the out-of-tree build (top Kbuild) from dkms.conf. */
+#ifdef RDMA_KMOD_VERSION
+MODULE_VERSION(RDMA_KMOD_VERSION);
+#endif

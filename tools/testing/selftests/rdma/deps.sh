@@ -9,7 +9,7 @@ pkgs=(
 	gcc make bc kmod xz-utils cpio python3
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	flex bison libelf-dev libssl-dev
-	sparse
+	sparse dkms
 	clang libclang-rt-14-dev llvm
 	qemu-system-x86 busybox-static
 	iproute2 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
