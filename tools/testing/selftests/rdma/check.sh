@@ -158,6 +158,7 @@ if [ -z "$kernel" ]; then
 	done
 	step modules_install_layout modules_install_layout
 	step modules_uninstall modules_uninstall_clean
+	step dkms bash "$here/dkms_test.sh"
 	step lint bash "$here/lint.sh"
 fi
 # W=1 like build_w1 and lint: the same compiler flags, so the objects they
