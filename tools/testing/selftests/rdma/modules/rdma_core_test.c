@@ -425,8 +425,9 @@ out:
 /* ---- a client whose add() takes its time ----------------------------- */
 
 /*
- * Work run on system_unbound_wq; its completion is completed for good, so
- * that it may be waited for more than once.
+ * Work on the caller's stack run on system_unbound_wq; its completion is
+ * completed for good, so that it may be waited for more than once.  Every
+ * ct_async_start() is paired with a ct_async_end() before the frame goes.
  */
 struct ct_async {
 	struct work_struct work;
@@ -447,11 +448,19 @@ static void ct_async_fn(struct work_struct *work)
 static void ct_async_start(struct ct_async *a, int (*fn)(void *arg),
 			   void *arg)
 {
-	INIT_WORK(&a->work, ct_async_fn);
+	INIT_WORK_ONSTACK(&a->work, ct_async_fn);
 	init_completion(&a->done);
 	a->fn = fn;
 	a->arg = arg;
 	queue_work(system_unbound_wq, &a->work);
+}
+
+/* Wait for @a's function, and for the worker to be done with @a. */
+static void ct_async_end(struct ct_async *a)
+{
+	wait_for_completion(&a->done);
+	flush_work(&a->work);
+	destroy_work_on_stack(&a->work);
 }
 
 /*
@@ -558,9 +567,9 @@ static void clients_slow_add(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, atomic_read(&slow.adds_late), 0);
 	complete_all(&slow.go);
 
-	wait_for_completion(&reg.done);
-	wait_for_completion(&look.done);
-	wait_for_completion(&reg_late.done);
+	ct_async_end(&reg);
+	ct_async_end(&look);
+	ct_async_end(&reg_late);
 	RDMA_KT_EQ(ctx, reg.ret, 0);
 	RDMA_KT_EQ(ctx, look.ret, 1);
 	RDMA_KT_EQ(ctx, reg_late.ret, 0);

@@ -318,7 +318,7 @@ void rc_dereg_open_write(struct rdma_ktap_ctx *ctx)
 	bool started = false;
 
 	init_completion(&d.done);
-	INIT_WORK(&d.work, gt_dereg_fn);
+	INIT_WORK_ONSTACK(&d.work, gt_dereg_fn);
 	if (!gt_write_stopped(ctx, &a, &b, &m))
 		goto out;
 	d.mr = m.mr;
@@ -337,6 +337,7 @@ out:
 	lt_end_destroy(&b);
 	if (started)
 		flush_work(&d.work);
+	destroy_work_on_stack(&d.work);
 	lt_end_destroy(&a);
 	lt_mr_free(&m);
 }
