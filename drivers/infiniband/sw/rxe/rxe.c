@@ -131,8 +131,10 @@ void rxe_dealloc_driver(struct ib_device *ib_dev)
 	struct rxe_dev *rxe = to_rdev(ib_dev);
 
 	rxe_dev_untrack(rxe);
+	/* A device whose registration failed early may have no name yet. */
 	pr_info("rdma_rxe: %s released, %d verbs objects left\n",
-		dev_name(&ib_dev->dev), atomic_read(&rxe->num_objs));
+		ib_dev->name[0] ? ib_dev->name : "(unnamed)",
+		atomic_read(&rxe->num_objs));
 	rxe_free_parts(rxe);
 }
 
