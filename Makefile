@@ -16,6 +16,7 @@
 #   make check                deps, build, every test; last line "N passed, N failed"
 #   make run                  the end-to-end demo on two QEMU guests
 #   make bench                our stack against stock rxe, side by side
+#   make intree               build inside Linux 6.12's source with every in-tree RDMA user
 #   make deps                 install the Debian packages the above need
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -49,7 +50,8 @@ KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
-	modules_uninstall stage deps lint check run help kdir-check print-kver unit fuzz
+	modules_uninstall stage deps lint check run help kdir-check print-kver unit fuzz \
+	intree
 
 all: modules testmods
 
@@ -162,8 +164,15 @@ run: deps stage
 bench: deps stage
 	@bash $(BENCHSRC)/run_bench.sh
 
+# Not part of make check: lays this tree over Debian's linux-source-6.12,
+# configures it from Debian's config and builds the core, the providers and
+# every in-tree user of ib_core Debian enables; one line per module and
+# "intree: N of M modules built and linked".
+intree: deps
+	@bash $(TOP)/tools/testing/rdma-kernel/intree.sh
+
 help:
-	@sed -n '3,19p' $(TOP)/Makefile
+	@sed -n '3,20p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)
