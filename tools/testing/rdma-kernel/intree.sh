@@ -29,9 +29,10 @@
 #     Modules count when they are in drivers/infiniband, fail to compile, or
 #     use an RDMA export.
 #
-# Exit status: 0 when the modules of our own folders build and link (the
-# measured gap of the others is not a failure), 1 when they do not, 2 when
-# the build could not be set up.
+# Exit status: 0 when the modules of our own folders build and link and our
+# Kconfig and Makefiles keep everything of mainline's (the measured gap of
+# the other modules is not a failure), 1 when not, 2 when the build could
+# not be set up.
 #
 # Environment: RDMA_KERNEL_CACHE (see source.sh), INTREE_CONFIG (the starting
 # config), INTREE_SYMVERS (the Module.symvers matching it), INTREE_JOBS
@@ -139,6 +140,29 @@ done
 printf '%s\n' "${ours[@]}" >"$work/owned"
 echo "intree: ${#ours[@]} files of ours in $tree ($changed changed)"
 
+ours_bad=0
+
+# Every option and sourced file of a mainline Kconfig we replace, and every
+# folder a mainline Makefile we replace descends into, must be in ours: a
+# distro configuration and build rely on them.
+kdefs() {
+	case $1 in
+	*/Kconfig)
+		sed -nE -e 's/^[[:space:]]*(menu)?config[[:space:]]+([A-Z0-9_]+).*/config \2/p' \
+			-e 's/^[[:space:]]*source[[:space:]]+"([^"]+)".*/source \1/p' "$1" ;;
+	*/Makefile)
+		grep -E '^obj-' "$1" | grep -oE '[A-Za-z0-9_-]+/' | sed 's/^/folder /' ;;
+	esac | sort -u
+}
+for f in "${ours[@]}"; do
+	case $f in */Kconfig | */Makefile) ;; *) continue ;; esac
+	[ -f "$src/$f" ] || continue
+	while read -r what; do
+		echo "intree: $f: mainline's $what is missing from ours"
+		ours_bad=1
+	done < <(comm -23 <(kdefs "$src/$f") <(kdefs "$tree/$f"))
+done
+
 # --- configure and prepare ------------------------------------------------------
 export RDMA_CORE_GAPS=y
 kmake() {
@@ -163,13 +187,27 @@ kmake olddefconfig >"$logs/config.log" 2>&1 ||
 
 # Options Debian sets that the laid-over tree lost (debug info and BTF aside,
 # switched off above): each one is a driver or feature a distro build of the
-# patch set would drop.
+# patch set would drop.  Losing an option of drivers/infiniband or of an
+# RDMA user is a bug of ours.
 setopts() {
-	grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' "$1" | cut -d= -f1 | grep -vE '^CONFIG_(DEBUG_INFO|PAHOLE_)|BTF' | sort
+	grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' "$1" | cut -d= -f1 |
+		grep -vE '^CONFIG_(DEBUG_INFO|PAHOLE_)|BTF' | sort
 }
-comm -23 <(setopts "$config") <(setopts "$tree/.config") | while read -r opt; do
-	echo "intree: config: $opt is set in ${config##*/} but lost after olddefconfig"
-done
+rdma_opts=$({
+	for g in "${groups[@]}"; do
+		printf '%s\n' "${g#* }" | tr ' ' '\n'
+	done
+	grep -rhoE '^(menu)?config [A-Z0-9_]+' --include='Kconfig*' "$tree/drivers/infiniband" |
+		cut -d' ' -f2
+} | sed 's/^/CONFIG_/')
+while read -r opt; do
+	if printf '%s\n' "$rdma_opts" | grep -qxF "$opt"; then
+		echo "intree: config: $opt is set in ${config##*/} but lost after olddefconfig"
+		ours_bad=1
+	else
+		echo "intree: config: $opt is set in ${config##*/} but lost after olddefconfig (not an RDMA option)"
+	fi
+done < <(comm -23 <(setopts "$config") <(setopts "$tree/.config"))
 for opt in ${INTREE_ENABLE:-}; do
 	grep -qE "^CONFIG_${opt%=y}=[ym]$" "$tree/.config" ||
 		echo "intree: config: INTREE_ENABLE $opt did not stick (its dependencies are off)"
@@ -256,7 +294,6 @@ missing_names() {
 
 total=0
 good=0
-ours_bad=0
 : >"$work/result"
 : >"$work/gaps"
 report() {
@@ -322,7 +359,7 @@ awk -F'\t' '{ s[$2, $1]; m[$2, $3] }
 		for (k in m) { split(k, p, SUBSEP); nm[p[1]]++ }
 		for (g in ns)
 			printf "%d\t%s: %d symbol%s missed by %d module%s\n", nm[g], g,
-			       ns[g], ns[g] > 1 ? "s" : "", nm[g], nm[g] > 1 ? "s" : ""
+			       ns[g], (ns[g] > 1) ? "s" : "", nm[g], (nm[g] > 1) ? "s" : ""
 	}' "$work/gaps" | sort -t"$tab" -k1,1nr -k2 | cut -f2- | while read -r l; do
 	report "gap: $l"
 done
