@@ -197,8 +197,8 @@ rdma_opts=$({
 	for g in "${groups[@]}"; do
 		printf '%s\n' "${g#* }" | tr ' ' '\n'
 	done
-	grep -rhoE '^(menu)?config [A-Z0-9_]+' --include='Kconfig*' "$tree/drivers/infiniband" |
-		cut -d' ' -f2
+	grep -rhoE '^(menu)?config [A-Z0-9_]+' --include='Kconfig*' \
+		"$src/drivers/infiniband" "$tree/drivers/infiniband" | cut -d' ' -f2
 } | sed 's/^/CONFIG_/')
 while read -r opt; do
 	if printf '%s\n' "$rdma_opts" | grep -qxF "$opt"; then
@@ -257,20 +257,6 @@ for dir in "${build[@]}"; do
 done
 
 # --- results -----------------------------------------------------------------------
-# Every export the modules may resolve against, and who exports what in
-# mainline: module name from Debian's Module.symvers, plus the file for
-# ib_core (the parts of the core this tree has not written).
-cat "$work/Module.symvers" "${extra[@]}" | cut -f2 | sort -u >"$work/exports"
-awk -F'\t' '$3 ~ /^drivers\/infiniband\// { print $2 }' "$symvers" "${extra[@]}" |
-	sort -u >"$work/rdma-exports"
-grep -oE 'EXPORT_SYMBOL(_GPL)?\([a-z_A-Z0-9]+\)' -r --include='*.c' \
-	"$src/drivers/infiniband/core" |
-	sed -E 's|.*/([^/:]+\.c):.*\((.*)\)|\2\t\1|' >"$work/core-files"
-awk -F'\t' 'NR == FNR { file[$1] = $2; next }
-	{ n = split($3, p, "/"); m = p[n]
-	  if (m == "ib_core" && ($2 in file)) m = m "/" file[$2]
-	  print $2 "\t" m }' "$work/core-files" "$symvers" | sort -u -t"$tab" -k1,1 >"$work/exporter"
-
 cat "$logs"/M-*.log >"$work/build.log"
 failed=$(sed -nE 's/.*\[[^]]*: ([^] ]+)\] Error [0-9]+ \(ignored\)$/\1/p' "$work/build.log" |
 	 sort -u)
@@ -292,6 +278,58 @@ missing_names() {
 		sort -u | paste -sd' '
 }
 
+# First pass: the modules that did not compile or link.  With make -i a
+# stale object of an earlier run may stand in for one that failed now, so
+# these modules' exports must not count below.
+mods=()
+for dir in "${build[@]}"; do
+	if [ -f "$tree/$dir/modules.order" ]; then
+		mapfile -t -O ${#mods[@]} mods < <(sed 's/\.o$//' "$tree/$dir/modules.order")
+	else
+		echo "intree: $dir: no modules.order, see $logs/M-${dir//\//_}.log"
+	fi
+done
+for d in "${whole[@]}"; do
+	printf '%s\n' "${mods[@]}" | grep -q "^$d/" && continue
+	echo "intree: $d: no module of ours was built there"
+	ours_bad=1
+done
+declare -A verdict=()
+for mod in "${mods[@]}"; do
+	objs=()
+	[ -f "$tree/$mod.mod" ] && mapfile -t objs <"$tree/$mod.mod"
+	bad=()
+	for o in "${objs[@]}" "$mod.o"; do
+		printf '%s\n' "$failed" | grep -qxF "$o" && bad+=("$o")
+	done
+	if [ ${#bad[@]} -gt 0 ]; then
+		err=$(grep -F -m1 "${bad[0]}$tab" "$work/errors" | cut -f2- || true)
+		verdict[$mod]="compile error: ${err:-${bad[0]} failed, see $work/build.log}"
+		needs=$(missing_names "${bad[@]}")
+		[ -n "$needs" ] && verdict[$mod]="${verdict[$mod]}; missing: $needs"
+	elif [ ! -f "$tree/$mod.ko" ] || printf '%s\n' "$failed" | grep -qxF "$mod.ko"; then
+		verdict[$mod]="not linked, see $work/build.log"
+	fi
+done
+
+# Every export the modules may resolve against (none of a failed module),
+# those of the RDMA modules, and who exports what in mainline: the module
+# name from Debian's Module.symvers, with the file for ib_core (the parts of
+# the core this tree has not written).
+printf '%s\n' "${!verdict[@]}" >"$work/failed-mods"
+awk -F'\t' 'NR == FNR { bad[$1]; next } !($3 in bad) { print $2 }' \
+	"$work/failed-mods" "$work/Module.symvers" "${extra[@]}" | sort -u >"$work/exports"
+awk -F'\t' '$3 ~ /^drivers\/infiniband\// { print $2 }' "$symvers" "${extra[@]}" |
+	sort -u >"$work/rdma-exports"
+grep -oE 'EXPORT_SYMBOL(_GPL)?\([a-z_A-Z0-9]+\)' -r --include='*.c' \
+	"$src/drivers/infiniband/core" |
+	sed -E 's|.*/([^/:]+\.c):.*\((.*)\)|\2\t\1|' >"$work/core-files"
+awk -F'\t' 'NR == FNR { file[$1] = $2; next }
+	{ n = split($3, p, "/"); m = p[n]
+	  if (m == "ib_core" && ($2 in file)) m = m "/" file[$2]
+	  print $2 "\t" m }' "$work/core-files" "$symvers" | sort -u -t"$tab" -k1,1 >"$work/exporter"
+
+# Second pass: one line per module.
 total=0
 good=0
 : >"$work/result"
@@ -299,56 +337,35 @@ good=0
 report() {
 	echo "intree: $*" | tee -a "$work/result"
 }
-for dir in "${build[@]}"; do
-	order=$tree/$dir/modules.order
-	if [ ! -f "$order" ]; then
-		report "$dir: no modules.order, see $logs/M-${dir//\//_}.log"
-		[ "$dir" = drivers/infiniband ] && ours_bad=1
-		continue
-	fi
-	while read -r obj; do
-		mod=${obj%.o}
-		objs=()
-		[ -f "$tree/$mod.mod" ] && mapfile -t objs <"$tree/$mod.mod"
-		bad=()
-		for o in "${objs[@]}" "$obj"; do
-			printf '%s\n' "$failed" | grep -qxF "$o" && bad+=("$o")
-		done
-		if [ ${#bad[@]} -gt 0 ]; then
-			err=$(grep -F -m1 "${bad[0]}$tab" "$work/errors" | cut -f2- || true)
-			line="compile error: ${err:-${bad[0]} failed, see $work/build.log}"
-			needs=$(missing_names "${bad[@]}")
-			[ -n "$needs" ] && line="$line; missing: $needs"
-		elif [ ! -f "$tree/$mod.ko" ] || printf '%s\n' "$failed" | grep -qxF "$mod.ko"; then
-			line="not linked, see $work/build.log"
+for mod in "${mods[@]}"; do
+	line=${verdict[$mod]:-}
+	if [ -z "$line" ]; then
+		nm -u "$tree/$mod.ko" | awk '$1 == "U" { print $2 }' | sort -u >"$work/undef"
+		case $mod in
+		drivers/infiniband/*) ;;
+		*) comm -12 "$work/undef" "$work/rdma-exports" | grep -q . || continue ;;
+		esac
+		comm -23 "$work/undef" "$work/exports" |
+			join -t"$tab" -a1 -e '?' -o 0,2.2 - "$work/exporter" |
+			sed "s|\$|$tab${mod##*/}|" >"$work/unres"
+		if [ ! -s "$work/unres" ]; then
+			line="built and linked"
+			good=$((good + 1))
 		else
-			nm -u "$tree/$mod.ko" | awk '$1 == "U" { print $2 }' | sort -u >"$work/undef"
-			case $mod in
-			drivers/infiniband/*) ;;
-			*) comm -12 "$work/undef" "$work/rdma-exports" | grep -q . || continue ;;
-			esac
-			comm -23 "$work/undef" "$work/exports" |
-				join -t"$tab" -a1 -e '?' -o 0,2.2 - "$work/exporter" |
-				sed "s|\$|$tab${mod##*/}|" >"$work/unres"
-			if [ ! -s "$work/unres" ]; then
-				line="built and linked"
-				good=$((good + 1))
-			else
-				cat "$work/unres" >>"$work/gaps"
-				line="$(wc -l <"$work/unres") unresolved: $(awk -F'\t' '
-					{ g[$2] = g[$2] " " $1 }
-					END { for (w in g) print w ":" g[w] }' "$work/unres" |
-					sort | paste -sd';' | sed 's/;/; /g')"
-			fi
+			cat "$work/unres" >>"$work/gaps"
+			line="$(wc -l <"$work/unres") unresolved: $(awk -F'\t' '
+				{ g[$2] = g[$2] " " $1 }
+				END { for (w in g) print w ":" g[w] }' "$work/unres" |
+				sort | paste -sd';' | sed 's/;/; /g')"
 		fi
-		total=$((total + 1))
-		for d in "${whole[@]}"; do
-			case $mod in
-			"$d"/*) [ "$line" = "built and linked" ] || ours_bad=1 ;;
-			esac
-		done
-		report "$mod: $line"
-	done <"$order"
+	fi
+	total=$((total + 1))
+	for d in "${whole[@]}"; do
+		case $mod in
+		"$d"/*) [ "$line" = "built and linked" ] || ours_bad=1 ;;
+		esac
+	done
+	report "$mod: $line"
 done
 
 # The gap per mainline part: how many of its exports the modules above miss,
