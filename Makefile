@@ -21,6 +21,7 @@
 #   make debug-kernel         the guests' 6.12 kernel with KASAN, lockdep, UBSAN,
 #                             kmemleak, fault injection (plain-kernel: without)
 #   make check RDMA_KERNEL=debug   every guest test on that kernel
+#   make intree               build inside Linux 6.12's source with every in-tree RDMA user
 #   make deps                 install the Debian packages the above need
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -58,7 +59,7 @@ KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
 	modules_uninstall selftests_install stage deps lint check run help kdir-check print-kver \
 	unit fuzz \
-	debug-kernel plain-kernel
+	debug-kernel plain-kernel intree
 
 all: modules testmods
 
@@ -188,8 +189,15 @@ bench: deps stage
 debug-kernel plain-kernel: deps
 	@bash $(TOP)/tools/testing/rdma-kernel/kernel.sh $(@:-kernel=)
 
+# Not part of make check: lays this tree over Debian's linux-source-6.12,
+# configures it from Debian's config and builds the core, the providers and
+# every in-tree user of ib_core Debian enables; one line per module and
+# "intree: N of M modules built and linked".
+intree: deps
+	@bash $(TOP)/tools/testing/rdma-kernel/intree.sh
+
 help:
-	@sed -n '3,24p' $(TOP)/Makefile
+	@sed -n '3,25p' $(TOP)/Makefile
 
 print-kver:
 	@echo $(KVER)
