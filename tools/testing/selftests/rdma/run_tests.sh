@@ -21,6 +21,10 @@
 # Results: build/results/NAME/ (a/, b/, serial-*.log, wire.pcap, host.log).
 # Environment: KVER, KROOT, STAGE, BUILD, QEMU, VM_MEM (see harness/common.sh);
 # RDMA_TIMEOUT_SCALE multiplies every timeout (a debug kernel is slower).
+# RDMA_ONE_BOOT=1: in a whole run, the single-host tests (the Makefile's
+# TEST_PROGS) do not get a guest each: the kselftest test runs them all in
+# its one guest, through kselftest's runner, and reports each.  That saves
+# a boot per test, which on a debug kernel costs minutes.
 
 set -u
 # shellcheck source=harness/common.sh
@@ -89,6 +93,39 @@ indent() {
 	sed "s/^/# $1/"
 }
 
+# The Makefile's TEST_PROGS (the single-host tests), one NAME per line.
+single_host_tests() {
+	awk '/^TEST_PROGS[[:space:]]*:=/ { on = 1; sub(/^[^=]*=/, "") }
+	     on { c = sub(/\\$/, ""); print; if (!c) exit }' "$RDMA_SELFTEST_DIR/Makefile" |
+		tr -s ' \t' '\n' | sed -n 's|^tests/\(.*\)\.sh$|\1|p'
+}
+
+# one_boot: with RDMA_ONE_BOOT=1 and kselftest in the run, moves the
+# single-host tests of the array names into kselftest's guest: drops them
+# from names, sets KSFT_PROGS and ONE_BOOT_TIMEOUT (the sum of their
+# timeouts) and says so on stderr.
+one_boot() {
+	local name rest=() moved=() single
+
+	[ "${RDMA_ONE_BOOT:-0}" = 1 ] || return 0
+	printf '%s\n' "${names[@]}" | grep -qx kselftest || return 0
+	single=$(single_host_tests)
+	ONE_BOOT_TIMEOUT=0
+	for name in "${names[@]}"; do
+		if grep -qx "$name" <<<"$single"; then
+			moved+=("tests/$name.sh")
+			ONE_BOOT_TIMEOUT=$((ONE_BOOT_TIMEOUT + $(header "$TESTS_DIR/$name.sh" timeout 120)))
+		else
+			rest+=("$name")
+		fi
+	done
+	[ ${#moved[@]} -gt 0 ] || return 0
+	names=("${rest[@]}")
+	export KSFT_PROGS="${moved[*]}"
+	export RDMA_TEST_ENV="${RDMA_TEST_ENV:+$RDMA_TEST_ENV }KSFT_PROGS"
+	echo "# one boot: kselftest's guest runs ${moved[*]}" >&2
+}
+
 # run_one NAME: runs a test; sets REASON on failure.
 run_one() {
 	local name=$1 script=$TESTS_DIR/$1.sh res vms sa sb to problems role rc=0 trouble leaks
@@ -101,7 +138,9 @@ run_one() {
 	vms=$(header "$script" vms 1)
 	sa=$(header "$script" stack-a project)
 	sb=$(header "$script" stack-b "$sa")
-	to=$(($(header "$script" timeout 120) * ${RDMA_TIMEOUT_SCALE:-1}))
+	to=$(header "$script" timeout 120)
+	[ "$name" = kselftest ] && [ -n "${ONE_BOOT_TIMEOUT:-}" ] && to=$ONE_BOOT_TIMEOUT
+	to=$((to * ${RDMA_TIMEOUT_SCALE:-1}))
 	problems=$(config_missing "$script")
 	if [ -n "$problems" ]; then
 		REASON="kernel $KVER lacks ${problems% }"
@@ -207,6 +246,7 @@ main() {
 		names=("$@")
 	else
 		mapfile -t names < <(all_tests 2>"$BUILD/not-run.txt")
+		one_boot 2>>"$BUILD/not-run.txt"
 	fi
 	echo "KTAP version 1"
 	echo "1..${#names[@]}"

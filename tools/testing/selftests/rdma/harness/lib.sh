@@ -118,9 +118,10 @@ ktap_finish() {
 	exit $?
 }
 
-# retry_until TIMEOUT CMD...: run CMD until it succeeds, for at most TIMEOUT s.
+# retry_until TIMEOUT CMD...: run CMD until it succeeds, for at most TIMEOUT s
+# (times RDMA_TIMEOUT_SCALE, which the harness sets for a debug kernel).
 retry_until() {
-	local end=$((SECONDS + $1))
+	local end=$((SECONDS + $1 * ${RDMA_TIMEOUT_SCALE:-1}))
 
 	shift
 	while :; do
@@ -186,6 +187,19 @@ kmsg_since() {
 # every guest.
 _kernel_trouble() {
 	grep -E 'WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption|pagealloc: |ODEBUG: |blocked for more than' | head -n 3
+}
+
+# ktap_log_clean DESC: a KTAP line DESC, failed with the first reports
+# when the kernel log on stdin has any (_kernel_trouble).
+ktap_log_clean() {
+	local out
+
+	out=$(_kernel_trouble)
+	if [ -z "$out" ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1" "$out"
+	fi
 }
 
 # _kmemleak_ours: the leak reports of a kmemleak dump (stdin) whose

@@ -91,6 +91,7 @@ rdma_run_guests() {
 			MY_IP="$my_ip" PEER_IP="$peer_ip" MY_MAC="$my_mac" PEER_MAC="$peer_mac" \
 			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" STAGE_STOCK="$STAGE_STOCK" \
 			KVER="$KVER" KROOT="$KROOT" RDMA_KERNEL_CACHE="${RDMA_KERNEL_CACHE:-}" \
+			RDMA_TIMEOUT_SCALE="${RDMA_TIMEOUT_SCALE:-1}" \
 			GUEST_INIT="$RDMA_HARNESS_DIR/guest-init.sh" DEPMOD_DIR="$depmod_dir"
 		# RDMA_TEST_ENV: names of more variables a test reads (its
 		# knobs, e.g. KSFT_PROGS or ROUNDS), passed on when set.

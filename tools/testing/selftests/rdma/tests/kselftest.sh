@@ -41,6 +41,13 @@ guest() {
 	want=$(wc -w <<<"$progs")
 	ktap_diag "TEST_PROGS: $progs"
 
+	# The runner gives each test the timeout of rdma/settings; on a
+	# slower (debug) kernel the harness scales that as it scales its own
+	# (the runner reads kselftest_override_timeout from the environment).
+	if [ "${RDMA_TIMEOUT_SCALE:-1}" -gt 1 ]; then
+		export kselftest_override_timeout=$(($(sed -n 's/^timeout=//p' "$sel/rdma/settings") * RDMA_TIMEOUT_SCALE))
+		ktap_diag "per-test timeout ${kselftest_override_timeout}s"
+	fi
 	# The runner reopens the log for each test's output (O_APPEND): the
 	# log must be in append mode too, or its lines overwrite those.
 	: >"$RESULTS/kselftest.log"

@@ -330,12 +330,7 @@ assert len(r) == 1 and r[0]['ifname'] == 'mkr0', d"
 	fi
 	check_modules_unload rdma_nl_mock rdma_mock
 
-	out=$(kmsg_since "$mark" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 	kmsg_since "$mark" >"$RESULTS/kernel.log"
 }
 

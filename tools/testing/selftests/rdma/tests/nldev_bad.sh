@@ -52,12 +52,7 @@ guest() {
 		ktap_diag "$(grep '^BAD' <<<"$out" | head -n 40)"
 	fi
 
-	out=$(kmsg_since "$mark" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean (no WARNING, BUG, Oops)"
-	else
-		ktap_fail "kernel log clean (no WARNING, BUG, Oops)" "$out"
-	fi
+	ktap_log_clean "kernel log clean (no WARNING, BUG, Oops)" < <(kmsg_since "$mark")
 	kmsg_since "$mark" >"$RESULTS/kernel.log"
 
 	# The stack still works.

@@ -56,7 +56,7 @@ monitor_check() {
 }
 
 guest() {
-	local mark out
+	local mark
 
 	mark="nldev_netns $$"
 	kmsg_mark "$mark"
@@ -118,12 +118,7 @@ guest() {
 	ktap_check "sys set netns shared" rdma system set netns shared
 	expect_out "sys show: shared again" 'netns shared' rdma sys show
 
-	out=$(kmsg_since "$mark" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 	ktap_diag "$(kmsg_since "$mark" | tail -n 20)"
 	ip link del vh0 2>/dev/null
 	check_modules_unload rdma_nl_mock

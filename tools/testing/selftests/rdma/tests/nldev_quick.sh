@@ -170,12 +170,7 @@ PY
 	fi
 	ktap_diag "$out"
 
-	out=$(kmsg_since "$mark" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 	ktap_diag "$(kmsg_since "$mark" | tail -n 20)"
 	# rdma_nl_mock's devices go away with the module.
 	check_modules_unload rdma_nl_mock

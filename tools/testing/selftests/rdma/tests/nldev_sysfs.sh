@@ -121,7 +121,7 @@ result() {
 }
 
 guest() {
-	local mark out
+	local mark
 
 	mark="nldev_sysfs $$"
 	kmsg_mark "$mark"
@@ -156,12 +156,7 @@ guest() {
 	ktap_check "rdma link delete $DEV" rdma link delete "$DEV"
 	result "sysfs: $DEV gone" "$(ls /sys/class/infiniband)" \
 		test ! -e "/sys/class/infiniband/$DEV"
-	out=$(kmsg_since "$mark" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 	check_modules_unload rdma_nl_mock rdma_mock
 }
 

@@ -202,12 +202,7 @@ round() {
 		else
 			ktap_fail "round $r: passive end answered without error" "${c:-no summary}"
 		fi
-		out=$(dmesg | _kernel_trouble)
-		if [ -z "$out" ]; then
-			ktap_ok "round $r: kernel log clean"
-		else
-			ktap_fail "round $r: kernel log clean" "$out"
-		fi
+		ktap_log_clean "round $r: kernel log clean" < <(dmesg)
 		cp /dev/null "$RESULTS/round$r-passive.dmesg"
 		dmesg >"$RESULTS/round$r-passive.dmesg"
 	else

@@ -246,12 +246,7 @@ guest() {
 				"$(grep -c '^unreferenced object' <<<"$leaks") reports, see leaks.txt"
 		fi
 	fi
-	out=$(kmsg_since "faults start" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "faults start")
 	check_modules_unload
 }
 

@@ -147,12 +147,7 @@ EOF
 		ktap_fail "UD traffic flowed during and after the garbage" \
 			"${echoed:-0} echoed, want $((LIVE_COUNT + 2 * AFTER_COUNT))"
 	fi
-	out=$(kmsg_since "rxe_garbage start" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "rxe_garbage start")
 	check_modules_unload
 }
 

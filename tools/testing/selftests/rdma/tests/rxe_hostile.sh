@@ -201,14 +201,7 @@ third_attacker() {
 
 # log_clean R: no warning in the kernel log since the round began
 log_clean() {
-	local out
-
-	out=$(dmesg | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "round $1: kernel log clean"
-	else
-		ktap_fail "round $1: kernel log clean" "$out"
-	fi
+	ktap_log_clean "round $1: kernel log clean" < <(dmesg)
 	dmesg >"$RESULTS/round$1.dmesg"
 }
 

@@ -98,7 +98,7 @@ gone() {
 }
 
 guest_a() {
-	local qpn="" end=$((SECONDS + 240)) t out
+	local qpn="" end=$((SECONDS + 240)) t
 
 	setup || return
 	while [ -z "$qpn" ] && [ "$SECONDS" -lt "$end" ]; do
@@ -153,12 +153,7 @@ guest_a() {
 	# b may stop now.
 	timeout 60 busybox nc -l -p $((LPORT + 1)) </dev/null >/dev/null
 
-	out=$(kmsg_since "lifetime start" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "lifetime start")
 	check_modules_unload
 }
 
