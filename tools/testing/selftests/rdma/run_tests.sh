@@ -102,15 +102,15 @@ single_host_tests() {
 
 # one_boot: with RDMA_ONE_BOOT=1 and kselftest in the run, moves the
 # single-host tests of the array names into kselftest's guest: drops them
-# from names, sets KSFT_PROGS and ONE_BOOT_TIMEOUT (the sum of their
-# timeouts) and says so on stderr.
+# from names, sets KSFT_PROGS and ONE_BOOT_TIMEOUT (kselftest's own timeout
+# plus theirs) and says so on stderr.
 one_boot() {
 	local name rest=() moved=() single
 
 	[ "${RDMA_ONE_BOOT:-0}" = 1 ] || return 0
 	printf '%s\n' "${names[@]}" | grep -qx kselftest || return 0
 	single=$(single_host_tests)
-	ONE_BOOT_TIMEOUT=0
+	ONE_BOOT_TIMEOUT=$(header "$TESTS_DIR/kselftest.sh" timeout 120)
 	for name in "${names[@]}"; do
 		if grep -qx "$name" <<<"$single"; then
 			moved+=("tests/$name.sh")
