@@ -118,10 +118,17 @@ ktap_finish() {
 	exit $?
 }
 
-# retry_until TIMEOUT CMD...: run CMD until it succeeds, for at most TIMEOUT s
-# (times RDMA_TIMEOUT_SCALE, which the harness sets for a debug kernel).
+# scaled SECONDS: SECONDS times RDMA_TIMEOUT_SCALE, which the harness sets
+# for a slower (debug) kernel; every time limit of a guest test goes
+# through it.
+scaled() {
+	echo $(($1 * ${RDMA_TIMEOUT_SCALE:-1}))
+}
+
+# retry_until TIMEOUT CMD...: run CMD until it succeeds, for at most TIMEOUT
+# s (scaled).
 retry_until() {
-	local end=$((SECONDS + $1 * ${RDMA_TIMEOUT_SCALE:-1}))
+	local end=$((SECONDS + $(scaled "$1")))
 
 	shift
 	while :; do
@@ -266,7 +273,7 @@ ktap_module_begin() {
 	}
 	ktap_ok "$mod: load"
 	_KTAP_MOD_MARK=$mark
-	_KTAP_MOD_END=$((SECONDS + ${KTAP_MODULE_TIMEOUT:-60}))
+	_KTAP_MOD_END=$((SECONDS + $(scaled "${KTAP_MODULE_TIMEOUT:-60}")))
 }
 
 ktap_module_end() {
@@ -395,8 +402,9 @@ _infiniband_holders() {
 # _bg_timeout SECS CMD...: CMD's status, or 124 if it is still running after
 # SECS (left running: a task blocked in the kernel cannot be killed anyway).
 _bg_timeout() {
-	local t=$1 pid
+	local t pid
 
+	t=$(scaled "$1")
 	shift
 	"$@" >/dev/null 2>&1 &
 	pid=$!

@@ -78,19 +78,19 @@ guest_a() {
 	local rc=0
 
 	setup_rxe || return
-	timeout 60 ibv_ud_pingpong -d rxe0 -g 1 -s "$SIZE" -n "$ITERS" -p "$PORT" \
+	timeout "$(scaled 60)" ibv_ud_pingpong -d rxe0 -g 1 -s "$SIZE" -n "$ITERS" -p "$PORT" \
 		>"$RESULTS/pingpong.log" 2>&1 || rc=$?
 	check_pingpong "$RESULTS/pingpong.log" server "$rc"
 }
 
 guest_b() {
-	local rc end=$((SECONDS + 45))
+	local rc end=$((SECONDS + $(scaled 45)))
 
 	setup_rxe || return
 	# The server may not listen yet: retry while the connection is refused.
 	while :; do
 		rc=0
-		timeout 60 ibv_ud_pingpong -d rxe0 -g 1 -s "$SIZE" -n "$ITERS" -p "$PORT" "$PEER_IP" \
+		timeout "$(scaled 60)" ibv_ud_pingpong -d rxe0 -g 1 -s "$SIZE" -n "$ITERS" -p "$PORT" "$PEER_IP" \
 			>"$RESULTS/pingpong.log" 2>&1 || rc=$?
 		if [ "$rc" -eq 0 ] || [ "$SECONDS" -ge "$end" ] ||
 			! grep -q "Couldn't connect" "$RESULTS/pingpong.log"; then

@@ -58,7 +58,7 @@ print(rows[0].get(sys.argv[2], "absent"))' "$1" "$2"
 
 monitor_start() {
 	rm -f "$RESULTS/monitor.ready"
-	python3 "$SELFDIR/nldev_monitor.py" --timeout 280 \
+	python3 "$SELFDIR/nldev_monitor.py" --timeout "$(scaled 280)" \
 		--ready "$RESULTS/monitor.ready" >"$RESULTS/monitor.txt" 2>&1 &
 	MON_PID=$!
 	retry_until 20 test -e "$RESULTS/monitor.ready"
@@ -297,7 +297,7 @@ assert len(r) == 1 and r[0]['ifname'] == 'mkr0', d"
 
 	# ---- link delete ----------------------------------------------------
 	ktap_check "rdma link delete mkr0 (a ULP holds objects on it)" \
-		timeout 30 rdma link delete mkr0
+		timeout "$(scaled 30)" rdma link delete mkr0
 	monitor_saw "UNREGISTER on link delete" '^UNREGISTER dev mkr0 index [0-9]+$'
 	result "sysfs: mkr0 gone" "$(ls /sys/class/infiniband)" \
 		test ! -e /sys/class/infiniband/mkr0

@@ -39,7 +39,7 @@ guest() {
 	ktap_check "rdma link add mk0 type mock netdev $NETDEV" \
 		rdma link add mk0 type mock netdev "$NETDEV"
 
-	out=$(timeout 800 python3 "$SELFDIR/nldev_bad.py" --dev mk0 \
+	out=$(timeout "$(scaled 800)" python3 "$SELFDIR/nldev_bad.py" --dev mk0 \
 		--netdev "$NETDEV" --link-type mock --json "$RESULTS/nldev_bad.json" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" >"$RESULTS/nldev_bad.txt"

@@ -31,7 +31,7 @@ monitor_in() {
 	# somewhere nobody may write
 	ready=$(mktemp -u /tmp/monitor-"$name".XXXXXX)
 	"$@" setpriv --reuid=65534 --regid=65534 --clear-groups \
-		python3 "$SELFDIR/nldev_monitor.py" --timeout 120 \
+		python3 "$SELFDIR/nldev_monitor.py" --timeout "$(scaled 120)" \
 		--ready "$ready" >"$out" 2>&1 &
 	MONITORS+=("$!")
 	if retry_until 20 test -e "$ready"; then

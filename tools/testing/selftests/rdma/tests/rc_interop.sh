@@ -123,13 +123,13 @@ passive_connected() {
 # exchange R [LINE]: send our "local" line (or LINE) to the peer over the
 # ports of round R, print the peer's.
 exchange() {
-	local p=$((PORT + 10 * $1)) mine=${2:-} peer='' lp cp end=$((SECONDS + 60))
+	local p=$((PORT + 10 * $1)) mine=${2:-} peer='' lp cp end=$((SECONDS + $(scaled 60)))
 
 	[ -n "$mine" ] || mine=$(cat "$PARAMS/local")
 	if [ "$RDMA_ROLE" = a ]; then lp=$p cp=$((p + 1)); else lp=$((p + 1)) cp=$p; fi
-	echo "$mine" | timeout 60 busybox nc -l -p "$lp" >/dev/null &
+	echo "$mine" | timeout "$(scaled 60)" busybox nc -l -p "$lp" >/dev/null &
 	while [ -z "$peer" ] && [ "$SECONDS" -lt "$end" ]; do
-		peer=$(timeout 5 busybox nc "$PEER_IP" "$cp" 2>/dev/null </dev/null)
+		peer=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" "$cp" 2>/dev/null </dev/null)
 		[ -n "$peer" ] || sleep 0.5
 	done
 	wait
@@ -342,7 +342,7 @@ pp_round() {
 		rdma_barrier $((p + 1))
 		# until the server side listens (pingpong does not retry)
 		for _ in $(seq 30); do
-			out=$(timeout 200 ibv_rc_pingpong -d rxe0 -g 1 -p "$PP_PORT" \
+			out=$(timeout "$(scaled 200)" ibv_rc_pingpong -d rxe0 -g 1 -p "$PP_PORT" \
 				-s 4096 -n "$PP_ITERS" -c "$PEER_IP" 2>&1)
 			n=$?
 			[[ "$out" == *"Couldn't connect"* ]] || break
@@ -377,8 +377,8 @@ verbs_round() {
 		load_passive "$r" || return 1
 		drop_add 1 "drop random determ pass 2" \
 			match u32 $((VERBS_PSN + 9)) 0x00ffffff at 36
-		timeout 60 busybox nc -l -p "$p" <"$PARAMS/local" >/dev/null
-		peer=$(timeout 60 busybox nc -l -p $((p + 1)) </dev/null)
+		timeout "$(scaled 60)" busybox nc -l -p "$p" <"$PARAMS/local" >/dev/null
+		peer=$(timeout "$(scaled 60)" busybox nc -l -p $((p + 1)) </dev/null)
 		echo "$peer" >"$PARAMS/peer"
 		retry_until 20 passive_connected ||
 			ktap_fail "round $r: our ULP connected to the program's QP" "'$peer'"
@@ -405,7 +405,7 @@ verbs_round() {
 		drop_add 1 "drop random determ pass 2" match u8 0x0e 0xff at 28 \
 			match u32 $((VERBS_PSN + 15)) 0x00ffffff at 36
 		for _ in $(seq 120); do
-			peer=$(timeout 5 busybox nc "$PEER_IP" "$p" </dev/null 2>/dev/null)
+			peer=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" "$p" </dev/null 2>/dev/null)
 			[ -n "$peer" ] && break
 			sleep 0.5
 		done
@@ -418,7 +418,7 @@ verbs_round() {
 			sleep 0.1
 		done
 		for _ in $(seq 60); do
-			timeout 5 busybox nc "$PEER_IP" $((p + 1)) <"$lf" >/dev/null 2>&1 && break
+			timeout "$(scaled 5)" busybox nc "$PEER_IP" $((p + 1)) <"$lf" >/dev/null 2>&1 && break
 			sleep 0.5
 		done
 		rdma_barrier $((p + 2))

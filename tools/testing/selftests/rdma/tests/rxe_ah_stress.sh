@@ -38,11 +38,11 @@ rxe_counter() {
 }
 
 guest_a() {
-	local qpn='' end=$((SECONDS + 60)) r0 r1 s0 s1
+	local qpn='' end=$((SECONDS + $(scaled 60))) r0 r1 s0 s1
 
 	setup || return
 	while [ -z "$qpn" ] && [ "$SECONDS" -lt "$end" ]; do
-		qpn=$(timeout 5 busybox nc "$PEER_IP" "$PORT" 2>/dev/null)
+		qpn=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" "$PORT" 2>/dev/null)
 		[ -n "$qpn" ] || sleep 0.5
 	done
 	if [ -z "$qpn" ]; then
@@ -81,8 +81,8 @@ guest_b() {
 	else
 		ktap_fail "echo QP ready" "qpn '$qpn'"
 	fi
-	echo "$qpn" | timeout 60 busybox nc -l -p "$PORT" >/dev/null
-	timeout 120 busybox nc -l -p $((PORT + 1)) </dev/null >/dev/null
+	echo "$qpn" | timeout "$(scaled 60)" busybox nc -l -p "$PORT" >/dev/null
+	timeout "$(scaled 120)" busybox nc -l -p $((PORT + 1)) </dev/null >/dev/null
 	ktap_check "rmmod rdma_ud_ulp" rmmod rdma_ud_ulp
 	kmsg_since "$mark" >"$RESULTS/echo.dmesg"
 	ktap_diag "$(grep 'rdma_ud_ulp.*echoed' "$RESULTS/echo.dmesg")"

@@ -77,9 +77,9 @@ guest_a() {
 	counters >"$RESULTS/before.txt"
 	ktap_ok "echo QP $qpn ready, counters read"
 
-	echo "$qpn" | timeout 240 busybox nc -l -p "$GPORT" >/dev/null
+	echo "$qpn" | timeout "$(scaled 240)" busybox nc -l -p "$GPORT" >/dev/null
 	# b sends what it sent, as JSON, once it is done.
-	timeout 330 busybox nc -l -p $((GPORT + 1)) </dev/null >"$RESULTS/expected.json"
+	timeout "$(scaled 330)" busybox nc -l -p $((GPORT + 1)) </dev/null >"$RESULTS/expected.json"
 	if ! want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sent"])' \
 		"$RESULTS/expected.json" 2>/dev/null); then
 		ktap_fail "tally of the garbage sent by b" "$(head -c 200 "$RESULTS/expected.json")"
@@ -154,15 +154,15 @@ EOF
 # send_file FILE PORT: FILE to a's PORT, connection closed at the end
 send_file() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	timeout 10 bash -c 'cat "$1" >"/dev/tcp/$2/$3"' _ "$1" "$PEER_IP" "$2"
+	timeout "$(scaled 10)" bash -c 'cat "$1" >"/dev/tcp/$2/$3"' _ "$1" "$PEER_IP" "$2"
 }
 
 guest_b() {
-	local qpn="" end=$((SECONDS + 240)) ko pid out ll
+	local qpn="" end=$((SECONDS + $(scaled 240))) ko pid out ll
 
 	setup || return
 	while [ -z "$qpn" ] && [ "$SECONDS" -lt "$end" ]; do
-		qpn=$(timeout 5 busybox nc "$PEER_IP" "$GPORT" 2>/dev/null)
+		qpn=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" "$GPORT" 2>/dev/null)
 		[ -n "$qpn" ] || sleep 0.5
 	done
 	if [ -z "$qpn" ]; then

@@ -128,7 +128,7 @@ third_victim() {
 
 # ulp_report R: the stock victim's ULP: its results only reported.
 ulp_report() {
-	local out end=$((SECONDS + 90))
+	local out end=$((SECONDS + $(scaled 90)))
 
 	while ! kmsg_since "$_KTAP_MOD_MARK" | grep -q "$MOD: pass:" &&
 		[ "$SECONDS" -lt "$end" ]; do

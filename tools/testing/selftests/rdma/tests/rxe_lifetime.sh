@@ -98,11 +98,11 @@ gone() {
 }
 
 guest_a() {
-	local qpn="" end=$((SECONDS + 240)) t
+	local qpn="" end=$((SECONDS + $(scaled 240))) t
 
 	setup || return
 	while [ -z "$qpn" ] && [ "$SECONDS" -lt "$end" ]; do
-		qpn=$(timeout 5 busybox nc "$PEER_IP" "$LPORT" 2>/dev/null)
+		qpn=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" "$LPORT" 2>/dev/null)
 		[ -n "$qpn" ] || sleep 0.5
 	done
 	if [ -z "$qpn" ]; then
@@ -116,7 +116,7 @@ guest_a() {
 	kmsg_mark "link del rxe0"
 	t=$SECONDS
 	ktap_check "rdma link delete rxe0 with live objects and traffic" \
-		timeout 60 rdma link delete rxe0
+		timeout "$(scaled 60)" rdma link delete rxe0
 	ktap_diag "rdma link delete took $((SECONDS - t)) s"
 	gone rxe0 "link del rxe0"
 
@@ -134,7 +134,7 @@ guest_a() {
 	kmsg_mark "ip link del $MV"
 	t=$SECONDS
 	ktap_check "ip link del $MV with live objects and traffic" \
-		timeout 60 ip link del "$MV"
+		timeout "$(scaled 60)" ip link del "$MV"
 	ktap_diag "ip link del took $((SECONDS - t)) s"
 	gone rxe1 "ip link del $MV"
 
@@ -146,12 +146,12 @@ guest_a() {
 	kmsg_mark "rmmod rdma_rxe"
 	t=$SECONDS
 	ktap_check "rmmod rdma_rxe with live objects and traffic" \
-		timeout 60 rmmod rdma_rxe
+		timeout "$(scaled 60)" rmmod rdma_rxe
 	ktap_diag "rmmod rdma_rxe took $((SECONDS - t)) s"
 	gone rxe2 "rmmod rdma_rxe"
 
 	# b may stop now.
-	timeout 60 busybox nc -l -p $((LPORT + 1)) </dev/null >/dev/null
+	timeout "$(scaled 60)" busybox nc -l -p $((LPORT + 1)) </dev/null >/dev/null
 
 	ktap_log_clean "kernel log clean" < <(kmsg_since "lifetime start")
 	check_modules_unload
@@ -164,7 +164,7 @@ guest_b() {
 	ko=$(find "$(ulp_stage)/lib/modules/$KVER" -name rdma_ud_ulp.ko | head -n 1)
 	ktap_check "insmod rdma_ud_ulp mode=echo" insmod "$ko" mode=echo || return
 	qpn=$(cat /sys/module/rdma_ud_ulp/parameters/qpn)
-	echo "$qpn" | timeout 240 busybox nc -l -p "$LPORT" >/dev/null
+	echo "$qpn" | timeout "$(scaled 240)" busybox nc -l -p "$LPORT" >/dev/null
 	# until a is done with both deletions
 	retry_until 300 wait_for_peer_tcp "$PEER_IP" $((LPORT + 1)) 5
 	ktap_check "rmmod rdma_ud_ulp" rmmod rdma_ud_ulp

@@ -87,7 +87,7 @@ print(sum(r.get("lqpn") == int(sys.argv[1]) for r in rows))' "$qpn" <<<"$out" 2>
 	fi
 
 	ktap_check "rmmod rdma_rc_ulp" rmmod rdma_rc_ulp
-	ktap_check "rdma link delete rxe0" timeout 60 rdma link delete rxe0
+	ktap_check "rdma link delete rxe0" timeout "$(scaled 60)" rdma link delete rxe0
 	if retry_until 30 released "$mark" rxe0; then
 		ktap_ok "rxe0 released by the core"
 	else

@@ -78,8 +78,8 @@ echo_round() {
 		rmmod rdma_ud_ulp
 		return 1
 	fi
-	echo "$qpns" | timeout 60 busybox nc -l -p "$p" >/dev/null
-	timeout 120 busybox nc -l -p $((p + 1)) </dev/null >/dev/null
+	echo "$qpns" | timeout "$(scaled 60)" busybox nc -l -p "$p" >/dev/null
+	timeout "$(scaled 120)" busybox nc -l -p $((p + 1)) </dev/null >/dev/null
 	ktap_check "round $r: rmmod rdma_ud_ulp" rmmod rdma_ud_ulp
 	if dmesg | grep -q "echoed $COUNT datagrams"; then
 		ktap_ok "round $r: echoed all $COUNT datagrams"
@@ -93,11 +93,11 @@ echo_round() {
 # peer_qpns ROUND: sets PEER_QPNS to the QP numbers the peer's echo side
 # hands out on PORT+2*ROUND, waiting up to a minute; reports either way.
 peer_qpns() {
-	local r=$1 p=$((PORT + 2 * $1)) end=$((SECONDS + 60))
+	local r=$1 p=$((PORT + 2 * $1)) end=$((SECONDS + $(scaled 60)))
 
 	PEER_QPNS=
 	while [ -z "$PEER_QPNS" ] && [ "$SECONDS" -lt "$end" ]; do
-		PEER_QPNS=$(timeout 5 busybox nc "$PEER_IP" "$p" 2>/dev/null)
+		PEER_QPNS=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" "$p" 2>/dev/null)
 		[ -n "$PEER_QPNS" ] || sleep 0.5
 	done
 	if [ -z "$PEER_QPNS" ]; then

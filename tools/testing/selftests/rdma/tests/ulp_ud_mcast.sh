@@ -63,8 +63,8 @@ mcast_echo() {
 		ktap_fail "round $r: $NQP QPs attached to $g" "$(dmesg | grep rdma_ud_ulp | tail -n 1)"
 	fi
 	# what ulp_ud_echo's peer_qpns() on the sending side waits for
-	timeout 60 busybox nc -l -p "$p" </sys/module/rdma_ud_ulp/parameters/qpns >/dev/null
-	timeout 120 busybox nc -l -p $((p + 1)) </dev/null >/dev/null
+	timeout "$(scaled 60)" busybox nc -l -p "$p" </sys/module/rdma_ud_ulp/parameters/qpns >/dev/null
+	timeout "$(scaled 120)" busybox nc -l -p $((p + 1)) </dev/null >/dev/null
 	r1=$(rcvd_pkts)
 	ktap_check "round $r: rmmod rdma_ud_ulp (detaches, destroys)" rmmod rdma_ud_ulp
 	if dmesg | grep -q "echoed $((NQP * COUNT)) datagrams"; then

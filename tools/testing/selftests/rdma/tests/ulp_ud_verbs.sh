@@ -42,7 +42,7 @@ verbs_send_round() {
 	peer_qpns "$r" || return 1
 	qpns=$PEER_QPNS
 	[ "$fam" = ipv6 ] && dest=$(mac_to_ll "$PEER_MAC")
-	out=$(timeout 120 /usr/bin/python3 "$PEER_PY" send --gid "$fam" \
+	out=$(timeout "$(scaled 120)" /usr/bin/python3 "$PEER_PY" send --gid "$fam" \
 		--nqp "$n" --dest "$dest" --dqpns "$qpns" --count "$COUNT" \
 		--size 1024 2>&1)
 	rc=$?
@@ -62,7 +62,7 @@ verbs_echo_round() {
 	local r=$1 n=$2 p=$((PORT + 2 * $1)) log=$RESULTS/echo-round$1.txt pid qpns=''
 
 	/usr/bin/python3 "$PEER_PY" echo --nqp "$n" --count "$COUNT" \
-		--timeout 120 >"$log" 2>&1 &
+		--timeout "$(scaled 120)" >"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
 		qpns=$(sed -n 's/^qpns=//p' "$log")
@@ -77,8 +77,8 @@ verbs_echo_round() {
 		kill "$pid" 2>/dev/null
 		return 1
 	fi
-	echo "$qpns" | timeout 60 busybox nc -l -p "$p" >/dev/null
-	timeout 120 busybox nc -l -p $((p + 1)) </dev/null >/dev/null
+	echo "$qpns" | timeout "$(scaled 60)" busybox nc -l -p "$p" >/dev/null
+	timeout "$(scaled 120)" busybox nc -l -p $((p + 1)) </dev/null >/dev/null
 	for _ in $(seq 100); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
