@@ -21,10 +21,10 @@
 # Results: build/results/NAME/ (a/, b/, serial-*.log, wire.pcap, host.log).
 # Environment: KVER, KROOT, STAGE, BUILD, QEMU, VM_MEM (see harness/common.sh);
 # RDMA_TIMEOUT_SCALE multiplies every timeout (a debug kernel is slower).
-# RDMA_ONE_BOOT=1: in a whole run, the single-host tests (the Makefile's
-# TEST_PROGS) do not get a guest each: the kselftest test runs them all in
-# its one guest, through kselftest's runner, and reports each.  That saves
-# a boot per test, which on a debug kernel costs minutes.
+# RDMA_ONE_BOOT=1: when kselftest is in the run, the single-host tests of
+# the run (the Makefile's TEST_PROGS) do not get a guest each: kselftest
+# runs them all in its one guest, through kselftest's runner, and reports
+# each.  That saves a boot per test, which on a debug kernel costs minutes.
 
 set -u
 # shellcheck source=harness/common.sh
@@ -239,22 +239,22 @@ main() {
 		done
 		return 0
 	fi
-	case "${1:-}" in -h | --help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;; esac
+	case "${1:-}" in -h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;; esac
 	mkdir -p "$BUILD"
 	rm -f "$BUILD/not-run.txt"
 	if [ $# -gt 0 ]; then
 		names=("$@")
 	else
 		mapfile -t names < <(all_tests 2>"$BUILD/not-run.txt")
-		one_boot 2>>"$BUILD/not-run.txt"
 	fi
+	names=("${names[@]%.sh}")
+	names=("${names[@]##*/}")
+	one_boot 2>>"$BUILD/not-run.txt"
 	echo "KTAP version 1"
 	echo "1..${#names[@]}"
 	[ -s "$BUILD/not-run.txt" ] && cat "$BUILD/not-run.txt"
 	echo "# kernel $KVER, stage $STAGE, results $BUILD/results"
 	for name in "${names[@]}"; do
-		name=${name%.sh}
-		name=${name##*/}
 		n=$((n + 1))
 		t0=$(date +%s.%N)
 		if run_one "$name"; then
