@@ -82,8 +82,41 @@ static int rxe_del_gid(const struct ib_gid_attr *attr, void **context)
 	return 0;
 }
 
+/* ---- user contexts ------------------------------------------------------- */
+
+/* librxe sends no driver data with GET_CONTEXT and expects none back. */
+static int rxe_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata)
+{
+	atomic_inc(&to_rdev(uc->device)->num_objs);
+	return 0;
+}
+
+static void rxe_dealloc_ucontext(struct ib_ucontext *uc)
+{
+	atomic_dec(&to_rdev(uc->device)->num_objs);
+}
+
+/*
+ * User space maps nothing of rxe's yet (the queues of user CQs, QPs and
+ * SRQs come with them): every offset is refused.
+ */
+static int rxe_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
+{
+	ibdev_dbg(uc->device, "mmap of offset %#lx refused: nothing to map\n",
+		  vma->vm_pgoff << PAGE_SHIFT);
+	return -EINVAL;
+}
+
+/* ---- protection domains ------------------------------------------------- */
+
+/* A PD has no provider state; librxe sends no driver data with ALLOC_PD. */
 static int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
+	if (udata && (udata->inlen || udata->outlen)) {
+		ibdev_dbg(pd->device, "alloc_pd with %zu/%zu bytes of driver data refused\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
 	atomic_inc(&to_rdev(pd->device)->num_objs);
 	return 0;
 }
@@ -266,7 +299,7 @@ static int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /*
  * The verbs, by object.  What is not here the core refuses with
- * -EOPNOTSUPP (memory windows, user objects, XRC, flow steering, ...).
+ * -EOPNOTSUPP (memory windows, user queues and MRs, XRC, flow steering, ...).
  * The core allocates PDs, AHs, CQs, SRQs and QPs itself, with room for
  * the provider's part (INIT_RDMA_OBJ_SIZE next to each object's verbs).
  */
@@ -288,6 +321,12 @@ const struct ib_device_ops rxe_dev_ops = {
 	.del_gid = rxe_del_gid,
 	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
 	.get_hw_stats = rxe_get_hw_stats,
+
+	/* user contexts */
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ibuc),
+	.alloc_ucontext = rxe_alloc_ucontext,
+	.dealloc_ucontext = rxe_dealloc_ucontext,
+	.mmap = rxe_mmap,
 
 	/* protection domains and address handles */
 	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ibpd),
