@@ -23,15 +23,16 @@
  * count 8-byte words of the core request and response alone.  The words
  * must add up to the write() size and cmd_hdr_reserved must be 0 (-EINVAL);
  * a response address needs response words and the other way round
- * (-EINVAL); a core request or response shorter than the command's
- * minimum is -ENOSPC.  Request bytes beyond what this kernel knows must
+ * (-EINVAL); a core request shorter than the command's, or a response
+ * shorter than its minimum, is -ENOSPC.  Request bytes beyond what this kernel knows must
  * be zero (-EOPNOTSUPP); the response is cut to what user space made room
  * for, and room beyond what the kernel writes is zeroed.
  *
  * Then: a write() from a task whose credentials are not the opener's is
- * -EACCES (a descriptor passed to another user must not act as its
- * opener); every command but GET_CONTEXT needs the file's context
- * (-EINVAL), and a second GET_CONTEXT is -EINVAL.  A command runs inside
+ * -EACCES (a descriptor passed to another user, or to a setuid program,
+ * must not act for its opener; a forked child of the opener may); every
+ * command but GET_CONTEXT needs the file's context (-EINVAL), and a
+ * second GET_CONTEXT is -EINVAL.  A command runs inside
  * the device's disassociate_srcu read side and with the file's
  * hw_destroy_rwsem held for reading (see uverbs.h).  Success returns the
  * write() size.
@@ -48,8 +49,8 @@
  * @handler: does the command
  * @req_size: bytes of the core request the command needs (legacy: the
  *	response address included)
- * @resp_size: bytes of the core response it needs room for; 0 when it
- *	answers nothing
+ * @resp_size: the least room for the core response the command accepts
+ *	(legacy: exactly the room it needs; 0 when it answers nothing)
  * @udata: driver data may come with the command
  * @no_context: runs without a context (GET_CONTEXT)
  */
@@ -95,9 +96,7 @@ static const struct uverbs_write_cmd uverbs_ex_cmds[] = {
 	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
 		.handler = ib_uverbs_ex_query_device,
 		.req_size = sizeof(struct ib_uverbs_ex_query_device),
-		/* Older libraries ask for less than the whole structure. */
-		.resp_size = offsetofend(struct ib_uverbs_ex_query_device_resp,
-					 response_length),
+		/* The answer is cut to the room given, whatever it is. */
 		.udata = 1,
 	},
 };
@@ -237,6 +236,30 @@ int uverbs_response(struct uverbs_attr_bundle *attrs, const void *resp,
 	return 0;
 }
 
+/*
+ * May @now act on a file opened with @opener's credentials?  The same
+ * credentials, or a copy with the same identities, groups and effective
+ * capabilities (a forked child has a copy); a setuid program handed the
+ * file, for one, may not.
+ */
+static bool uverbs_same_creds(const struct cred *opener,
+			      const struct cred *now)
+{
+	if (opener == now)
+		return true;
+	return opener->user_ns == now->user_ns &&
+	       uid_eq(opener->uid, now->uid) &&
+	       uid_eq(opener->euid, now->euid) &&
+	       uid_eq(opener->suid, now->suid) &&
+	       uid_eq(opener->fsuid, now->fsuid) &&
+	       gid_eq(opener->gid, now->gid) &&
+	       gid_eq(opener->egid, now->egid) &&
+	       gid_eq(opener->sgid, now->sgid) &&
+	       gid_eq(opener->fsgid, now->fsgid) &&
+	       opener->group_info == now->group_info &&
+	       cap_isidentical(opener->cap_effective, now->cap_effective);
+}
+
 static int uverbs_run(const struct uverbs_write_cmd *cmd,
 		      struct uverbs_attr_bundle *attrs)
 {
@@ -285,7 +308,7 @@ ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
 	struct ib_uverbs_cmd_hdr hdr;
 	int ret;
 
-	if (filp->f_cred != current_cred()) {
+	if (!uverbs_same_creds(filp->f_cred, current_cred())) {
 		pr_debug("ib_uverbs: %s[%d]: write with other credentials than the opener's\n",
 			 current->comm, task_pid_nr(current));
 		return -EACCES;
