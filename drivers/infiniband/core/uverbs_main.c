@@ -34,6 +34,7 @@
 MODULE_DESCRIPTION("RDMA user-space verbs access (write() interface)");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("rdma-client-uverbs");
+/* Set by the out-of-tree build (top Kbuild) from dkms.conf. */
 #ifdef RDMA_KMOD_VERSION
 MODULE_VERSION(RDMA_KMOD_VERSION);
 #endif
