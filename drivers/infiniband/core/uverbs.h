@@ -15,7 +15,7 @@
  *
  * Device removal.  The uverbs device reaches its ib_device only through
  * @ib_dev, read under @disassociate_srcu by open(), write() and mmap().
- * Removal (ib_uverbs_remove_one) first makes open() fail, then waits for
+ * Removal (uverbs_client_remove()) first makes open() fail, then waits for
  * every file of the device to be closed, and only then clears @ib_dev
  * and waits out its SRCU readers: a process holding the file blocks the
  * unregistration, as with Debian's stock kernel for rxe.  A later
@@ -138,13 +138,33 @@ int uverbs_request(struct uverbs_attr_bundle *attrs, void *req, size_t len);
 int uverbs_response(struct uverbs_attr_bundle *attrs, const void *resp,
 		    size_t len);
 
-/* uverbs_cmd.c: the handlers the command table of uverbs_write.c names */
-int ib_uverbs_get_context(struct uverbs_attr_bundle *attrs);
-int ib_uverbs_query_device(struct uverbs_attr_bundle *attrs);
-int ib_uverbs_ex_query_device(struct uverbs_attr_bundle *attrs);
-int ib_uverbs_query_port(struct uverbs_attr_bundle *attrs);
-int ib_uverbs_alloc_pd(struct uverbs_attr_bundle *attrs);
-int ib_uverbs_dealloc_pd(struct uverbs_attr_bundle *attrs);
+/**
+ * struct uverbs_write_cmd - one entry of the command tables
+ * @handler: does the command
+ * @req_size: bytes of the core request the command needs (legacy: the
+ *	response address included)
+ * @resp_size: the least room for the core response the command accepts
+ *	(legacy: exactly the room it needs; 0 when it answers nothing)
+ * @udata: driver data may come with the command
+ * @no_context: runs without a context (GET_CONTEXT)
+ */
+struct uverbs_write_cmd {
+	int (*handler)(struct uverbs_attr_bundle *attrs);
+	u16 req_size;
+	u16 resp_size;
+	u8 udata:1;
+	u8 no_context:1;
+};
+
+/*
+ * uverbs_cmd.c: the commands, indexed by number; an entry without a
+ * handler is a command this kernel does not implement.
+ */
+void uverbs_ucontext_destroy(struct ib_ucontext *uc);
+extern const struct uverbs_write_cmd uverbs_legacy_cmds[];
+extern const size_t uverbs_legacy_ncmds;
+extern const struct uverbs_write_cmd uverbs_ex_cmds[];
+extern const size_t uverbs_ex_ncmds;
 
 /* uverbs_uobj.c */
 void uverbs_uobjects_init(struct ib_uverbs_file *ufile);

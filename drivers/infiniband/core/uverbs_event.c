@@ -100,40 +100,52 @@ static bool uverbs_async_pending(struct uverbs_async_file *async)
 	return pending;
 }
 
+/* The oldest queued event, off the queue; NULL when there is none. */
+static struct uverbs_async_event *
+uverbs_async_dequeue(struct uverbs_async_file *async)
+{
+	struct uverbs_async_event *first;
+
+	spin_lock_irq(&async->lock);
+	first = list_first_entry_or_null(&async->events,
+					 struct uverbs_async_event, list);
+	if (first)
+		list_del(&first->list);
+	spin_unlock_irq(&async->lock);
+	return first;
+}
+
+/*
+ * One event per read(): a buffer too small for one is refused before
+ * anything else; without an event, a blocking reader waits for one.
+ */
 static ssize_t uverbs_async_read(struct file *filp, char __user *buf,
 				 size_t count, loff_t *pos)
 {
 	struct uverbs_async_file *async = filp->private_data;
+	struct ib_uverbs_async_event_desc desc;
 	struct uverbs_async_event *ev;
-	int ret;
 
-	if (count < sizeof(ev->desc))
+	if (count < sizeof(desc))
 		return -EINVAL;
-
-	spin_lock_irq(&async->lock);
-	while (list_empty(&async->events)) {
-		spin_unlock_irq(&async->lock);
+	while (!(ev = uverbs_async_dequeue(async))) {
 		if (filp->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		ret = wait_event_interruptible(async->wait,
-					       uverbs_async_pending(async));
-		if (ret)
-			return ret;
-		spin_lock_irq(&async->lock);
+		if (wait_event_interruptible(async->wait,
+					     uverbs_async_pending(async)))
+			return -ERESTARTSYS;
 	}
-	ev = list_first_entry(&async->events, struct uverbs_async_event, list);
-	list_del(&ev->list);
-	spin_unlock_irq(&async->lock);
+	desc = ev->desc;
 
-	if (copy_to_user(buf, &ev->desc, sizeof(ev->desc))) {
-		/* Not delivered: put it back where it was. */
+	if (copy_to_user(buf, &desc, sizeof(desc))) {
+		/* Not delivered: it stays the oldest. */
 		spin_lock_irq(&async->lock);
 		list_add(&ev->list, &async->events);
 		spin_unlock_irq(&async->lock);
 		return -EFAULT;
 	}
 	kfree(ev);
-	return sizeof(ev->desc);
+	return sizeof(desc);
 }
 
 static __poll_t uverbs_async_poll(struct file *filp, poll_table *wait)
@@ -151,10 +163,10 @@ static int uverbs_async_close(struct inode *inode, struct file *filp)
 }
 
 static const struct file_operations uverbs_async_fops = {
-	.owner		= THIS_MODULE,
 	.read		= uverbs_async_read,
-	.poll		= uverbs_async_poll,
 	.release	= uverbs_async_close,
+	.poll		= uverbs_async_poll,
+	.owner		= THIS_MODULE,
 };
 
 /**

@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_netlink.h>
@@ -56,18 +57,9 @@ static char *uverbs_devnode(const struct device *dev, umode_t *mode)
 	return kasprintf(GFP_KERNEL, "infiniband/%s", dev_name(dev));
 }
 
-static ssize_t abi_version_show(const struct class *class,
-				const struct class_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", IB_USER_VERBS_ABI_VERSION);
-}
-static CLASS_ATTR_RO(abi_version);
-
-static struct attribute *uverbs_class_attrs[] = {
-	&class_attr_abi_version.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(uverbs_class);
+/* The class's abi_version: the uverbs ABI, the same for every device. */
+static CLASS_ATTR_STRING(abi_version, 0444,
+			 __stringify(IB_USER_VERBS_ABI_VERSION));
 
 /*
  * The ib_device of @udev for a reader that holds disassociate_srcu, or
@@ -83,35 +75,38 @@ static struct ib_uverbs_device *to_udev(struct device *dev)
 	return container_of(dev, struct ib_uverbs_device, dev);
 }
 
-static ssize_t ibdev_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
+/*
+ * The per-device files: the ib_device's name, or the provider's uverbs
+ * ABI; -ENODEV once the ib_device is gone.
+ */
+static ssize_t uverbs_dev_show(struct device *dev, char *buf, bool abi)
 {
 	struct ib_uverbs_device *udev = to_udev(dev);
 	struct ib_device *ib_dev;
-	int srcu_key, ret = -ENODEV;
+	ssize_t len = -ENODEV;
+	int idx;
 
-	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
+	idx = srcu_read_lock(&udev->disassociate_srcu);
 	ib_dev = uverbs_ib_dev(udev);
-	if (ib_dev)
-		ret = sysfs_emit(buf, "%s\n", dev_name(&ib_dev->dev));
-	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
-	return ret;
+	if (ib_dev && abi)
+		len = sysfs_emit(buf, "%u\n", ib_dev->ops.uverbs_abi_ver);
+	else if (ib_dev)
+		len = sysfs_emit(buf, "%s\n", dev_name(&ib_dev->dev));
+	srcu_read_unlock(&udev->disassociate_srcu, idx);
+	return len;
+}
+
+static ssize_t ibdev_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return uverbs_dev_show(dev, buf, false);
 }
 static DEVICE_ATTR_RO(ibdev);
 
 static ssize_t abi_version_dev_show(struct device *dev,
 				    struct device_attribute *attr, char *buf)
 {
-	struct ib_uverbs_device *udev = to_udev(dev);
-	struct ib_device *ib_dev;
-	int srcu_key, ret = -ENODEV;
-
-	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
-	ib_dev = uverbs_ib_dev(udev);
-	if (ib_dev)
-		ret = sysfs_emit(buf, "%u\n", ib_dev->ops.uverbs_abi_ver);
-	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
-	return ret;
+	return uverbs_dev_show(dev, buf, true);
 }
 
 static struct device_attribute dev_attr_abi_version =
@@ -127,7 +122,6 @@ ATTRIBUTE_GROUPS(uverbs_dev);
 static const struct class uverbs_class = {
 	.name		= "infiniband_verbs",
 	.devnode	= uverbs_devnode,
-	.class_groups	= uverbs_class_groups,
 	.dev_groups	= uverbs_dev_groups,
 };
 
@@ -178,78 +172,55 @@ static void uverbs_udev_put_user(struct ib_uverbs_device *udev)
 		complete(&udev->users_gone);
 }
 
+/*
+ * May the current task open a file of @ib_dev (NULL: gone)?  0 with a
+ * reference on the provider's module, or why not: without
+ * disassociation, open files keep the device registered, so its driver
+ * must not be unloaded under them either.
+ */
+static int uverbs_may_open(struct ib_device *ib_dev)
+{
+	if (!ib_dev)
+		return -EIO;
+	if (!rdma_dev_access_netns(ib_dev, current->nsproxy->net_ns))
+		return -EPERM;
+	return try_module_get(ib_dev->ops.owner) ? 0 : -ENODEV;
+}
+
 static int ib_uverbs_open(struct inode *inode, struct file *filp)
 {
 	struct ib_uverbs_device *udev =
 		container_of(inode->i_cdev, struct ib_uverbs_device, cdev);
 	struct ib_uverbs_file *ufile;
 	struct ib_device *ib_dev;
-	int srcu_key, ret;
+	int idx, ret;
 
 	/* Removal has begun once the registration's count is gone. */
 	if (!refcount_inc_not_zero(&udev->users))
 		return -ENXIO;
 
-	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
-	ib_dev = uverbs_ib_dev(udev);
-	if (!ib_dev) {
-		ret = -EIO;
-		goto err_unlock;
-	}
-	if (!rdma_dev_access_netns(ib_dev, current->nsproxy->net_ns)) {
-		ret = -EPERM;
-		goto err_unlock;
-	}
-	/*
-	 * Without disassociation, open files keep the device registered;
-	 * its driver must not be unloaded under them either.
-	 */
-	if (!try_module_get(ib_dev->ops.owner)) {
-		ret = -ENODEV;
-		goto err_unlock;
-	}
-
 	ufile = kzalloc(sizeof(*ufile), GFP_KERNEL);
-	if (!ufile) {
-		ret = -ENOMEM;
-		goto err_module;
+	idx = srcu_read_lock(&udev->disassociate_srcu);
+	ib_dev = uverbs_ib_dev(udev);
+	ret = ufile ? uverbs_may_open(ib_dev) : -ENOMEM;
+	if (!ret) {
+		ufile->device = udev;
+		get_device(&udev->dev);
+		init_rwsem(&ufile->hw_destroy_rwsem);
+		mutex_init(&ufile->ucontext_lock);
+		uverbs_uobjects_init(ufile);
+		filp->private_data = ufile;
+		mutex_lock(&udev->lists_mutex);
+		list_add_tail(&ufile->list, &udev->files);
+		mutex_unlock(&udev->lists_mutex);
 	}
-	ufile->device = udev;
-	init_rwsem(&ufile->hw_destroy_rwsem);
-	mutex_init(&ufile->ucontext_lock);
-	uverbs_uobjects_init(ufile);
-	get_device(&udev->dev);
-
-	mutex_lock(&udev->lists_mutex);
-	list_add_tail(&ufile->list, &udev->files);
-	mutex_unlock(&udev->lists_mutex);
-	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
-
-	filp->private_data = ufile;
+	srcu_read_unlock(&udev->disassociate_srcu, idx);
+	if (ret) {
+		kfree(ufile);
+		uverbs_udev_put_user(udev);
+		return ret;
+	}
 	return stream_open(inode, filp);
-
-err_module:
-	module_put(ib_dev->ops.owner);
-err_unlock:
-	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
-	uverbs_udev_put_user(udev);
-	return ret;
-}
-
-/* Everything GET_CONTEXT made, in reverse; at close. */
-static void uverbs_destroy_ucontext(struct ib_uverbs_file *ufile,
-				    struct ib_device *ib_dev)
-{
-	struct ib_ucontext *ucontext = ufile->ucontext;
-
-	down_write(&ufile->hw_destroy_rwsem);
-	uverbs_destroy_ufile(ufile);
-	up_write(&ufile->hw_destroy_rwsem);
-
-	ib_dev->ops.dealloc_ucontext(ucontext);
-	rdma_restrack_del(&ucontext->res);
-	xa_destroy(&ucontext->mmap_xa);
-	kfree(ucontext);
 }
 
 static int ib_uverbs_close(struct inode *inode, struct file *filp)
@@ -269,8 +240,12 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 	/* Removal waits for this file, so the device is still there. */
 	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
 	ib_dev = uverbs_ib_dev(udev);
-	if (ufile->ucontext)
-		uverbs_destroy_ucontext(ufile, ib_dev);
+	if (ufile->ucontext) {
+		down_write(&ufile->hw_destroy_rwsem);
+		uverbs_destroy_ufile(ufile);
+		up_write(&ufile->hw_destroy_rwsem);
+		uverbs_ucontext_destroy(ufile->ucontext);
+	}
 	module_put(ib_dev->ops.owner);
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
 
@@ -297,7 +272,7 @@ static int ib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 	down_read(&ufile->hw_destroy_rwsem);
 	/* Pairs with GET_CONTEXT's release: a context seen is complete. */
 	ucontext = smp_load_acquire(&ufile->ucontext);
-	if (ucontext)
+	if (ucontext && ib_dev->ops.mmap)
 		ret = ib_dev->ops.mmap(ucontext, vma);
 	else
 		ret = -ENODEV;
@@ -307,40 +282,27 @@ out:
 	return ret;
 }
 
-/* ioctl() is deliberately absent: the VFS answers -ENOTTY. */
-static const struct file_operations uverbs_fops = {
-	.owner		= THIS_MODULE,
-	.open		= ib_uverbs_open,
-	.release	= ib_uverbs_close,
-	.write		= ib_uverbs_write,
-};
-
-static const struct file_operations uverbs_mmap_fops = {
-	.owner		= THIS_MODULE,
-	.open		= ib_uverbs_open,
-	.release	= ib_uverbs_close,
-	.write		= ib_uverbs_write,
-	.mmap		= ib_uverbs_mmap,
-};
-
 /* ---- the ib_client ----------------------------------------------------- */
 
-static int ib_uverbs_get_nl_info(struct ib_device *ib_dev, void *client_data,
+/*
+ * GET_CHARDEV for "uverbs": the device's uverbsN (one per device, none
+ * per port) and the provider's ABI, plus its driver id, by which
+ * libibverbs picks the provider library, unless the provider opted out.
+ */
+static int uverbs_client_nl_info(struct ib_device *ib_dev, void *client_data,
 				 struct ib_client_nl_info *res)
 {
+	const struct ib_device_ops *ops = &ib_dev->ops;
 	struct ib_uverbs_device *udev = client_data;
-	int ret;
 
 	if (res->port != -1)
 		return -EINVAL;
-	if (!ib_dev->ops.uverbs_no_driver_id_binding) {
-		ret = nla_put_u32(res->nl_msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID,
-				  ib_dev->ops.driver_id);
-		if (ret)
-			return ret;
-	}
-	res->abi = ib_dev->ops.uverbs_abi_ver;
+	if (!ops->uverbs_no_driver_id_binding &&
+	    nla_put_u32(res->nl_msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID,
+			ops->driver_id))
+		return -EMSGSIZE;
 	res->cdev = get_device(&udev->dev);
+	res->abi = ops->uverbs_abi_ver;
 	return 0;
 }
 
@@ -361,30 +323,38 @@ static dev_t uverbs_devt(int devnum)
 	return uverbs_dynamic_base + devnum - UVERBS_FIXED_DEVICES;
 }
 
-static int ib_uverbs_add_one(struct ib_device *ib_dev)
+/*
+ * No ioctl(): the VFS answers -ENOTTY.  mmap() fails with -ENODEV on a
+ * device whose provider maps nothing (no ops.mmap).
+ */
+static const struct file_operations uverbs_fops = {
+	.open		= ib_uverbs_open,
+	.release	= ib_uverbs_close,
+	.mmap		= ib_uverbs_mmap,
+	.write		= ib_uverbs_write,
+	.owner		= THIS_MODULE,
+};
+
+static int uverbs_client_add(struct ib_device *ib_dev)
 {
 	struct ib_uverbs_device *udev;
-	int ret;
+	int devnum, ret;
 
 	/* No user contexts, no user verbs. */
 	if (!ib_dev->ops.alloc_ucontext)
 		return -EOPNOTSUPP;
 
+	devnum = ida_alloc_max(&uverbs_ida, UVERBS_MAX_DEVICES - 1, GFP_KERNEL);
+	if (devnum < 0)
+		return devnum;
 	udev = kzalloc(sizeof(*udev), GFP_KERNEL);
-	if (!udev)
-		return -ENOMEM;
-	ret = init_srcu_struct(&udev->disassociate_srcu);
+	ret = udev ? init_srcu_struct(&udev->disassociate_srcu) : -ENOMEM;
 	if (ret) {
 		kfree(udev);
+		ida_free(&uverbs_ida, devnum);
 		return ret;
 	}
-	ret = ida_alloc_max(&uverbs_ida, UVERBS_MAX_DEVICES - 1, GFP_KERNEL);
-	if (ret < 0) {
-		cleanup_srcu_struct(&udev->disassociate_srcu);
-		kfree(udev);
-		return ret;
-	}
-	udev->devnum = ret;
+	udev->devnum = devnum;
 	rcu_assign_pointer(udev->ib_dev, ib_dev);
 	refcount_set(&udev->users, 1);
 	init_completion(&udev->users_gone);
@@ -401,8 +371,7 @@ static int ib_uverbs_add_one(struct ib_device *ib_dev)
 	if (ret)
 		goto err_put;
 
-	cdev_init(&udev->cdev,
-		  ib_dev->ops.mmap ? &uverbs_mmap_fops : &uverbs_fops);
+	cdev_init(&udev->cdev, &uverbs_fops);
 	udev->cdev.owner = THIS_MODULE;
 	ret = cdev_device_add(&udev->cdev, &udev->dev);
 	if (ret)
@@ -423,7 +392,7 @@ err_put:
  * No new open from here on; then wait for every open file to be closed
  * (see uverbs.h: this stage has no disassociation).
  */
-static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
+static void uverbs_client_remove(struct ib_device *ib_dev, void *client_data)
 {
 	struct ib_uverbs_device *udev = client_data;
 
@@ -442,12 +411,13 @@ static void ib_uverbs_remove_one(struct ib_device *ib_dev, void *client_data)
 	put_device(&udev->dev);
 }
 
+/* Also on devices without kernel verbs: user space may still use them. */
 static struct ib_client uverbs_client = {
-	.name		= "uverbs",
+	.add		= uverbs_client_add,
+	.get_nl_info	= uverbs_client_nl_info,
+	.remove		= uverbs_client_remove,
 	.no_kverbs_req	= true,
-	.add		= ib_uverbs_add_one,
-	.remove		= ib_uverbs_remove_one,
-	.get_nl_info	= ib_uverbs_get_nl_info,
+	.name		= "uverbs",
 };
 
 static int __init ib_uverbs_init(void)
@@ -474,6 +444,12 @@ static int __init ib_uverbs_init(void)
 		pr_err("ib_uverbs: cannot register class infiniband_verbs: %d\n",
 		       ret);
 		goto err_dynamic;
+	}
+	ret = class_create_file(&uverbs_class, &class_attr_abi_version.attr);
+	if (ret) {
+		pr_err("ib_uverbs: cannot create the class's abi_version: %d\n",
+		       ret);
+		goto err_class;
 	}
 	ret = ib_register_client(&uverbs_client);
 	if (ret) {

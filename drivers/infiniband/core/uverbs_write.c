@@ -44,72 +44,15 @@
 
 #include "uverbs.h"
 
-/**
- * struct uverbs_write_cmd - one entry of the command tables
- * @handler: does the command
- * @req_size: bytes of the core request the command needs (legacy: the
- *	response address included)
- * @resp_size: the least room for the core response the command accepts
- *	(legacy: exactly the room it needs; 0 when it answers nothing)
- * @udata: driver data may come with the command
- * @no_context: runs without a context (GET_CONTEXT)
- */
-struct uverbs_write_cmd {
-	int (*handler)(struct uverbs_attr_bundle *attrs);
-	u16 req_size;
-	u16 resp_size;
-	u8 udata:1;
-	u8 no_context:1;
-};
-
-static const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
-	[IB_USER_VERBS_CMD_GET_CONTEXT] = {
-		.handler = ib_uverbs_get_context,
-		.req_size = sizeof(struct ib_uverbs_get_context),
-		.resp_size = sizeof(struct ib_uverbs_get_context_resp),
-		.udata = 1,
-		.no_context = 1,
-	},
-	[IB_USER_VERBS_CMD_QUERY_DEVICE] = {
-		.handler = ib_uverbs_query_device,
-		.req_size = sizeof(struct ib_uverbs_query_device),
-		.resp_size = sizeof(struct ib_uverbs_query_device_resp),
-	},
-	[IB_USER_VERBS_CMD_QUERY_PORT] = {
-		.handler = ib_uverbs_query_port,
-		.req_size = sizeof(struct ib_uverbs_query_port),
-		.resp_size = sizeof(struct ib_uverbs_query_port_resp),
-	},
-	[IB_USER_VERBS_CMD_ALLOC_PD] = {
-		.handler = ib_uverbs_alloc_pd,
-		.req_size = sizeof(struct ib_uverbs_alloc_pd),
-		.resp_size = sizeof(struct ib_uverbs_alloc_pd_resp),
-		.udata = 1,
-	},
-	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
-		.handler = ib_uverbs_dealloc_pd,
-		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
-	},
-};
-
-static const struct uverbs_write_cmd uverbs_ex_cmds[] = {
-	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
-		.handler = ib_uverbs_ex_query_device,
-		.req_size = sizeof(struct ib_uverbs_ex_query_device),
-		/* The answer is cut to the room given, whatever it is. */
-		.udata = 1,
-	},
-};
-
 static const struct uverbs_write_cmd *uverbs_cmd_of(u32 command)
 {
 	u32 nr = command & IB_USER_VERBS_CMD_COMMAND_MASK;
 	const struct uverbs_write_cmd *cmd = NULL;
 
 	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
-		if (nr < ARRAY_SIZE(uverbs_ex_cmds))
+		if (nr < uverbs_ex_ncmds)
 			cmd = &uverbs_ex_cmds[nr];
-	} else if (nr < ARRAY_SIZE(uverbs_legacy_cmds)) {
+	} else if (nr < uverbs_legacy_ncmds) {
 		cmd = &uverbs_legacy_cmds[nr];
 	}
 	return cmd && cmd->handler ? cmd : NULL;

@@ -308,6 +308,11 @@ const struct ib_device_ops rxe_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = 2,
 	.dealloc_driver = rxe_dealloc_driver,
+	/* what ib_uverbs needs: user contexts, and what they may map */
+	.mmap = rxe_mmap,
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ibuc),
+	.dealloc_ucontext = rxe_dealloc_ucontext,
+	.alloc_ucontext = rxe_alloc_ucontext,
 
 	/* device and port */
 	.query_device = rxe_query_device,
@@ -321,12 +326,6 @@ const struct ib_device_ops rxe_dev_ops = {
 	.del_gid = rxe_del_gid,
 	.alloc_hw_port_stats = rxe_alloc_hw_port_stats,
 	.get_hw_stats = rxe_get_hw_stats,
-
-	/* user contexts */
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ibuc),
-	.alloc_ucontext = rxe_alloc_ucontext,
-	.dealloc_ucontext = rxe_dealloc_ucontext,
-	.mmap = rxe_mmap,
 
 	/* protection domains and address handles */
 	INIT_RDMA_OBJ_SIZE(ib_pd, rxe_pd, ibpd),
