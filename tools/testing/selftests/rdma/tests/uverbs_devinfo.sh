@@ -11,7 +11,8 @@
 #      event fd with port events from a netdev down/up); pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
-#      then a clean unload and a clean kernel log.
+#      rdma link delete waits for a process holding uverbs0 and rdma_rxe
+#      stays loaded meanwhile; then a clean unload and a clean kernel log.
 #   b (stock): ibv_devinfo -v -d rxe0 works; uverbs_write_errors.py runs
 #      for reference only (its result is shown, not judged).
 #   host: the two ibv_devinfo -v outputs agree field by field, except the
@@ -97,8 +98,62 @@ rxe0_res_empty() {
 	[ "$(rdma_res_counts rxe0 pd ctx)" = "pd=0 ctx=0" ]
 }
 
+process_gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
 rxe0_port_active() {
 	rdma link show rxe0/1 | grep -q 'state ACTIVE'
+}
+
+# With a process holding uverbs0 (a context and a PD, through pyverbs),
+# rdma link delete must wait (no disassociation: UVERBS.md 6) and
+# rdma_rxe must refuse to unload; once the process exits, the delete
+# completes.  rxe0 is added again afterwards.
+check_delete_waits() {
+	local fifo=/run/uverbs_hold out=/run/uverbs_hold.out holder del w
+
+	rm -f "$fifo" "$out"
+	mkfifo "$fifo"
+	"$PY" -c '
+import sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+ctx = Context(name="rxe0")
+pd = PD(ctx)
+print("held", flush=True)
+sys.stdin.read()' <"$fifo" >"$out" 2>&1 &
+	holder=$!
+	exec {w}>"$fifo"
+	if ! retry_until 60 grep -q held "$out"; then
+		ktap_fail "a process holds uverbs0 with a context and a PD" "$(cat "$out")"
+		exec {w}>&-
+		wait "$holder"
+		return 1
+	fi
+	ktap_ok "a process holds uverbs0 with a context and a PD"
+	rdma link delete rxe0 &
+	del=$!
+	sleep 3
+	if kill -0 "$del" 2>/dev/null; then
+		ktap_ok "rdma link delete rxe0 waits while uverbs0 is open"
+	else
+		ktap_fail "rdma link delete rxe0 waits while uverbs0 is open" "it returned"
+	fi
+	if rmmod rdma_rxe 2>/dev/null; then
+		ktap_fail "rmmod rdma_rxe is refused while uverbs0 is open" "it was unloaded"
+	else
+		ktap_ok "rmmod rdma_rxe is refused while uverbs0 is open"
+	fi
+	exec {w}>&-
+	wait "$holder"
+	if retry_until 20 process_gone "$del"; then
+		wait "$del"
+		ktap_ok "rdma link delete rxe0 completes once the process has exited (status $?)"
+	else
+		ktap_fail "rdma link delete rxe0 completes once the process has exited" "still waiting after 20 s"
+	fi
+	ktap_check "rdma link add rxe0 again" rdma_link_add_rxe rxe0
 }
 
 guest_a() {
@@ -148,7 +203,9 @@ guest_a() {
 		ktap_fail "closing the file destroyed its PD and context" "$out"
 	fi
 
-	# The netdev was down and up: wait for the port before pyverbs.
+	check_delete_waits
+
+	# The netdev was down and up, rxe0 is new: wait for the port.
 	retry_until 20 rxe0_port_active
 	out=$(pyverbs_check 2>&1)
 	rc=$?
