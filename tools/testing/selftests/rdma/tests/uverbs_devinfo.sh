@@ -132,7 +132,8 @@ sys.stdin.read()' <"$fifo" >"$out" 2>&1 &
 		return 1
 	fi
 	ktap_ok "a process holds uverbs0 with a context and a PD"
-	rdma link delete rxe0 &
+	# Not with the fifo's write end: the holder must see EOF when we close it.
+	rdma link delete rxe0 {w}>&- &
 	del=$!
 	sleep 3
 	if kill -0 "$del" 2>/dev/null; then
@@ -140,7 +141,7 @@ sys.stdin.read()' <"$fifo" >"$out" 2>&1 &
 	else
 		ktap_fail "rdma link delete rxe0 waits while uverbs0 is open" "it returned"
 	fi
-	if rmmod rdma_rxe 2>/dev/null; then
+	if rmmod rdma_rxe {w}>&- 2>/dev/null; then
 		ktap_fail "rmmod rdma_rxe is refused while uverbs0 is open" "it was unloaded"
 	else
 		ktap_ok "rmmod rdma_rxe is refused while uverbs0 is open"
