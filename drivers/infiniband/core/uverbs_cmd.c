@@ -16,17 +16,33 @@
 
 /* ---- GET_CONTEXT ----------------------------------------------------------- */
 
+/*
+ * A zeroed object of the provider's size for @type, with its resource
+ * tracking entry of @kind prepared for the current task; NULL without
+ * memory.  rdma_restrack_add() publishes the entry once the provider has
+ * made the object, rdma_restrack_put() drops it if that failed.
+ */
+#define uverbs_zalloc_tracked(ib_dev, type, kind)			\
+	({								\
+		struct type *__obj = rdma_zalloc_drv_obj(ib_dev, type);	\
+									\
+		if (__obj) {						\
+			rdma_restrack_new(&__obj->res, kind);		\
+			rdma_restrack_set_name(&__obj->res, NULL);	\
+		}							\
+		__obj;							\
+	})
+
 /* A new ucontext for the file of @attrs, from the provider, tracked. */
 static struct ib_ucontext *uverbs_ucontext_create(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_device *ib_dev = attrs->ib_dev;
-	struct ib_ucontext *uc = rdma_zalloc_drv_obj(ib_dev, ib_ucontext);
+	struct ib_ucontext *uc;
 	int err;
 
+	uc = uverbs_zalloc_tracked(ib_dev, ib_ucontext, RDMA_RESTRACK_CTX);
 	if (!uc)
 		return ERR_PTR(-ENOMEM);
-	rdma_restrack_new(&uc->res, RDMA_RESTRACK_CTX);
-	rdma_restrack_set_name(&uc->res, NULL);
 	xa_init_flags(&uc->mmap_xa, XA_FLAGS_ALLOC);
 	uc->ufile = attrs->ufile;
 	uc->device = ib_dev;
@@ -287,7 +303,7 @@ static int uverbs_cmd_ex_query_device(struct uverbs_attr_bundle *attrs)
 static int uverbs_cmd_query_port(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_device *ib_dev = attrs->ib_dev;
-	struct ib_uverbs_query_port_resp resp = {};
+	struct ib_uverbs_query_port_resp resp;
 	struct ib_uverbs_query_port cmd = {};
 	struct ib_port_attr attr;
 	int ret;
@@ -300,30 +316,34 @@ static int uverbs_cmd_query_port(struct uverbs_attr_bundle *attrs)
 		return ret;
 	}
 
-	resp.state = attr.state;
-	resp.max_mtu = attr.max_mtu;
-	resp.active_mtu = attr.active_mtu;
-	resp.gid_tbl_len = attr.gid_tbl_len;
-	resp.port_cap_flags = attr.port_cap_flags;
-	if (attr.ip_gids)
-		resp.port_cap_flags |= IB_UVERBS_PCF_IP_BASED_GIDS;
-	resp.max_msg_sz = attr.max_msg_sz;
-	resp.bad_pkey_cntr = attr.bad_pkey_cntr;
-	resp.qkey_viol_cntr = attr.qkey_viol_cntr;
-	resp.pkey_tbl_len = attr.pkey_tbl_len;
-	resp.lid = attr.lid;
-	resp.sm_lid = attr.sm_lid;
-	resp.lmc = attr.lmc;
-	resp.max_vl_num = attr.max_vl_num;
-	resp.sm_sl = attr.sm_sl;
-	resp.subnet_timeout = attr.subnet_timeout;
-	resp.init_type_reply = attr.init_type_reply;
-	resp.active_width = attr.active_width;
-	resp.active_speed = min_t(u16, attr.active_speed, IB_SPEED_NDR);
-	resp.phys_state = attr.phys_state;
-	resp.link_layer = rdma_port_get_link_layer(ib_dev, cmd.port_num);
-	if (rdma_is_grh_required(ib_dev, cmd.port_num))
-		resp.flags |= IB_UVERBS_QPF_GRH_REQUIRED;
+	resp = (struct ib_uverbs_query_port_resp) {
+		/* link */
+		.state = attr.state,
+		.phys_state = attr.phys_state,
+		.link_layer = rdma_port_get_link_layer(ib_dev, cmd.port_num),
+		.active_width = attr.active_width,
+		.active_speed = min_t(u16, attr.active_speed, IB_SPEED_NDR),
+		.max_mtu = attr.max_mtu,
+		.active_mtu = attr.active_mtu,
+		.max_msg_sz = attr.max_msg_sz,
+		.max_vl_num = attr.max_vl_num,
+		/* addressing and the subnet manager */
+		.lid = attr.lid,
+		.lmc = attr.lmc,
+		.sm_lid = attr.sm_lid,
+		.sm_sl = attr.sm_sl,
+		.subnet_timeout = attr.subnet_timeout,
+		.init_type_reply = attr.init_type_reply,
+		.gid_tbl_len = attr.gid_tbl_len,
+		.pkey_tbl_len = attr.pkey_tbl_len,
+		/* capabilities and counters */
+		.port_cap_flags = attr.port_cap_flags |
+			(attr.ip_gids ? IB_UVERBS_PCF_IP_BASED_GIDS : 0),
+		.flags = rdma_is_grh_required(ib_dev, cmd.port_num) ?
+			IB_UVERBS_QPF_GRH_REQUIRED : 0,
+		.bad_pkey_cntr = attr.bad_pkey_cntr,
+		.qkey_viol_cntr = attr.qkey_viol_cntr,
+	};
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 
@@ -351,13 +371,12 @@ static struct ib_pd *uverbs_pd_create(struct ib_device *ib_dev,
 				      struct ib_uobject *uobj,
 				      struct ib_udata *udata)
 {
-	struct ib_pd *pd = rdma_zalloc_drv_obj(ib_dev, ib_pd);
+	struct ib_pd *pd;
 	int err;
 
+	pd = uverbs_zalloc_tracked(ib_dev, ib_pd, RDMA_RESTRACK_PD);
 	if (!pd)
 		return ERR_PTR(-ENOMEM);
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, NULL);
 	pd->uobject = uobj;
 	pd->device = ib_dev;
 	err = ib_dev->ops.alloc_pd(pd, udata);

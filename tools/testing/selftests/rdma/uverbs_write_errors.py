@@ -103,6 +103,11 @@ def ex(cmd, core, resp_addr, out_words, in_words=None, prov_in=0, prov_out=0,
             EX_HDR.pack(resp_addr, prov_in, prov_out, reserved) + core)
 
 
+def expect_legacy(fd, what, cmd, core, out_words, want):
+    """A legacy command that must fail with errno want."""
+    expect_errno(what, do_write(fd, legacy(cmd, core, out_words)), want)
+
+
 def get_context(fd, resp):
     return do_write(fd, legacy(CMD_GET_CONTEXT, struct.pack("=Q", resp.addr), 2))
 
@@ -158,13 +163,10 @@ def before_context(fd):
                  dealloc_pd(fd, 0), errno.EINVAL)
     # GET_CONTEXT framing errors leave the file without a context.
     cr = Resp(8)
-    expect_errno("GET_CONTEXT with a 4-byte core request is ENOSPC",
-                 do_write(fd, legacy(CMD_GET_CONTEXT, b"\0" * 4, 2)),
-                 errno.ENOSPC)
-    expect_errno("GET_CONTEXT with room for 4 response bytes is ENOSPC",
-                 do_write(fd, legacy(CMD_GET_CONTEXT,
-                                     struct.pack("=Q", cr.addr), 1)),
-                 errno.ENOSPC)
+    expect_legacy(fd, "GET_CONTEXT with a 4-byte core request is ENOSPC",
+                  CMD_GET_CONTEXT, b"\0" * 4, 2, errno.ENOSPC)
+    expect_legacy(fd, "GET_CONTEXT with room for 4 response bytes is ENOSPC",
+                  CMD_GET_CONTEXT, struct.pack("=Q", cr.addr), 1, errno.ENOSPC)
     expect_errno("a write shorter than the header is EINVAL",
                  do_write(fd, b"\0" * 4), errno.EINVAL)
 
@@ -193,24 +195,17 @@ def framing(fd):
                  query_device(fd, r, in_words=3), errno.EINVAL)
     expect_errno("in_words larger than the write is EINVAL",
                  query_device(fd, r, in_words=5), errno.EINVAL)
-    expect_errno("command bits outside the mask and flag are EINVAL",
-                 do_write(fd, legacy(0x100 | CMD_QUERY_DEVICE,
-                                     struct.pack("=Q", r.addr), 44)),
-                 errno.EINVAL)
-    expect_errno("QUERY_DEVICE with room for 172 response bytes is ENOSPC",
-                 do_write(fd, legacy(CMD_QUERY_DEVICE,
-                                     struct.pack("=Q", r.addr), 43)),
-                 errno.ENOSPC)
-    expect_errno("QUERY_PORT with an 8-byte core request is ENOSPC",
-                 do_write(fd, legacy(CMD_QUERY_PORT,
-                                     struct.pack("=Q", r.addr), 10)),
-                 errno.ENOSPC)
-    expect_errno("unknown legacy command 0xff is EOPNOTSUPP",
-                 do_write(fd, legacy(0xff, struct.pack("=Q", r.addr), 2)),
-                 errno.EOPNOTSUPP)
-    expect_errno("REG_SMR (no kernel has it) is EOPNOTSUPP",
-                 do_write(fd, legacy(CMD_REG_SMR, b"\0" * 40, 2)),
-                 errno.EOPNOTSUPP)
+    resp = struct.pack("=Q", r.addr)
+    expect_legacy(fd, "command bits outside the mask and flag are EINVAL",
+                  0x100 | CMD_QUERY_DEVICE, resp, 44, errno.EINVAL)
+    expect_legacy(fd, "QUERY_DEVICE with room for 172 response bytes is ENOSPC",
+                  CMD_QUERY_DEVICE, resp, 43, errno.ENOSPC)
+    expect_legacy(fd, "QUERY_PORT with an 8-byte core request is ENOSPC",
+                  CMD_QUERY_PORT, resp, 10, errno.ENOSPC)
+    expect_legacy(fd, "unknown legacy command 0xff is EOPNOTSUPP",
+                  0xff, resp, 2, errno.EOPNOTSUPP)
+    expect_legacy(fd, "REG_SMR (no kernel has it) is EOPNOTSUPP",
+                  CMD_REG_SMR, b"\0" * 40, 2, errno.EOPNOTSUPP)
     expect_errno("unknown extended command 0x40 is EOPNOTSUPP",
                  do_write(fd, ex(0x40, b"\0" * 8, r.addr, 1)),
                  errno.EOPNOTSUPP)
