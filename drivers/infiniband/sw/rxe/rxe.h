@@ -112,7 +112,8 @@ enum rxe_counter {
  * @next_mr: allocation cursor for MR key indices
  * @mcast_lock: multicast attachments; spin_lock_bh
  * @mcast_list: the multicast groups QPs are attached to; under @mcast_lock
- * @num_objs: live PDs, AHs, CQs, SRQs, QPs, MRs (lifetime checks)
+ * @num_objs: live user contexts, PDs, AHs, CQs, SRQs, QPs, MRs (lifetime
+ *	checks)
  * @stats: the counters of enum rxe_counter
  */
 struct rxe_dev {
@@ -149,6 +150,11 @@ static inline void rxe_count_add(struct rxe_dev *rxe, enum rxe_counter c,
 }
 
 /* ---- PD and AH ------------------------------------------------------------ */
+
+/* A user verbs context (ib_uverbs GET_CONTEXT); nothing of rxe's yet. */
+struct rxe_ucontext {
+	struct ib_ucontext	ibuc;
+};
 
 struct rxe_pd {
 	struct ib_pd		ibpd;

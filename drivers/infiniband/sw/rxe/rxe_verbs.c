@@ -82,8 +82,41 @@ static int rxe_del_gid(const struct ib_gid_attr *attr, void **context)
 	return 0;
 }
 
+/* ---- user contexts ------------------------------------------------------- */
+
+/* librxe sends no driver data with GET_CONTEXT and expects none back. */
+static int rxe_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata)
+{
+	atomic_inc(&to_rdev(uc->device)->num_objs);
+	return 0;
+}
+
+static void rxe_dealloc_ucontext(struct ib_ucontext *uc)
+{
+	atomic_dec(&to_rdev(uc->device)->num_objs);
+}
+
+/*
+ * User space maps nothing of rxe's yet (the queues of user CQs, QPs and
+ * SRQs come with them): every offset is refused.
+ */
+static int rxe_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
+{
+	ibdev_dbg(uc->device, "mmap of offset %#lx refused: nothing to map\n",
+		  vma->vm_pgoff << PAGE_SHIFT);
+	return -EINVAL;
+}
+
+/* ---- protection domains ------------------------------------------------- */
+
+/* A PD has no provider state; librxe sends no driver data with ALLOC_PD. */
 static int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
+	if (udata && (udata->inlen || udata->outlen)) {
+		ibdev_dbg(pd->device, "alloc_pd with %zu/%zu bytes of driver data refused\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
 	atomic_inc(&to_rdev(pd->device)->num_objs);
 	return 0;
 }
@@ -266,7 +299,7 @@ static int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /*
  * The verbs, by object.  What is not here the core refuses with
- * -EOPNOTSUPP (memory windows, user objects, XRC, flow steering, ...).
+ * -EOPNOTSUPP (memory windows, user queues and MRs, XRC, flow steering, ...).
  * The core allocates PDs, AHs, CQs, SRQs and QPs itself, with room for
  * the provider's part (INIT_RDMA_OBJ_SIZE next to each object's verbs).
  */
@@ -275,6 +308,11 @@ const struct ib_device_ops rxe_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = 2,
 	.dealloc_driver = rxe_dealloc_driver,
+	/* what ib_uverbs needs: user contexts, and what they may map */
+	.mmap = rxe_mmap,
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ibuc),
+	.dealloc_ucontext = rxe_dealloc_ucontext,
+	.alloc_ucontext = rxe_alloc_ucontext,
 
 	/* device and port */
 	.query_device = rxe_query_device,

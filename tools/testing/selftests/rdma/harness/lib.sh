@@ -378,12 +378,16 @@ _project_modules_loaded() {
 	done </proc/modules
 }
 
-# The processes with /dev/infiniband/* open, as "PID(comm) ...".
+# The processes with /dev/infiniband/* open, or an event file of
+# ib_uverbs (it keeps the module loaded), as "PID(comm) ...".
 _infiniband_holders() {
 	local me=$BASHPID f pid p n
 
 	for f in /proc/[0-9]*/fd/*; do
-		case "$(readlink "$f" 2>/dev/null)" in /dev/infiniband/*) ;; *) continue ;; esac
+		case "$(readlink "$f" 2>/dev/null)" in
+		/dev/infiniband/* | "anon_inode:[infinibandevent]") ;;
+		*) continue ;;
+		esac
 		pid=${f#/proc/}
 		pid=${pid%%/*}
 		# Skip this function's own processes: they only inherited fds.
@@ -428,7 +432,7 @@ check_modules_unload() {
 	# and without disassociate support unregistering it would block: stop.
 	out=$(_infiniband_holders)
 	if [ -n "$out" ]; then
-		ktap_fail "modules unload: no process holds /dev/infiniband" "held by $out"
+		ktap_fail "modules unload: no process holds /dev/infiniband or a uverbs event file" "held by $out"
 		ktap_diag "$(grep -E '^(ib_|rdma|iw_)' /proc/modules)"
 		return 1
 	fi

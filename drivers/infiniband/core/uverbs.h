@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ib_uverbs: user-space verbs through /dev/infiniband/uverbsN.
+ *
+ * The pieces and who owns what:
+ *
+ *   struct ib_uverbs_device   one per ib_device with alloc_ucontext; its
+ *                             class device is uverbsN (uverbs_main.c)
+ *   struct ib_uverbs_file     one per open() of uverbsN
+ *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
+ *   struct ib_uobject         a user object (a PD in this stage), named
+ *                             by a per-file handle (uverbs_uobj.c)
+ *   struct uverbs_async_file  the event fd GET_CONTEXT returns
+ *                             (uverbs_event.c)
+ *
+ * Device removal.  The uverbs device reaches its ib_device only through
+ * @ib_dev, read under @disassociate_srcu by open(), write() and mmap().
+ * Removal (uverbs_client_remove()) first makes open() fail, then waits for
+ * every file of the device to be closed, and only then clears @ib_dev
+ * and waits out its SRCU readers: a process holding the file blocks the
+ * unregistration, as with Debian's stock kernel for rxe.  A later
+ * "disassociate" stage keeps the same structures and changes only the
+ * removal: clear @ib_dev and synchronize the SRCU first (new commands then
+ * see no device and fail with -EIO), then take each file's
+ * @hw_destroy_rwsem for writing (waiting for the commands still running)
+ * and destroy its objects with RDMA_REMOVE_DRIVER_REMOVE.
+ */
+#ifndef _UVERBS_H
+#define _UVERBS_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/srcu.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+/**
+ * struct ib_uverbs_device - the uverbs side of one ib_device
+ * @dev: the class device uverbsN; its reference count keeps this structure
+ *	(every open file holds one)
+ * @cdev: the char device behind @dev
+ * @ib_dev: the ib_device, RCU-protected by @disassociate_srcu; NULL once
+ *	removal is over
+ * @disassociate_srcu: readers of @ib_dev
+ * @devnum: N of uverbsN, from the module's IDA
+ * @users: one for the registration plus one per open file; open() fails
+ *	once it has dropped to zero
+ * @users_gone: completed when @users drops to zero
+ * @lists_mutex: protects @files and each listed file's @async
+ * @files: the open files, for event delivery
+ * @event_handler: receives the ib_device's asynchronous events
+ */
+struct ib_uverbs_device {
+	struct device			dev;
+	struct cdev			cdev;
+	struct ib_device __rcu		*ib_dev;
+	struct srcu_struct		disassociate_srcu;
+	int				devnum;
+	refcount_t			users;
+	struct completion		users_gone;
+	struct mutex			lists_mutex;	/* @files, files' @async */
+	struct list_head		files;
+	struct ib_event_handler		event_handler;
+};
+
+/**
+ * struct ib_uverbs_file - one open() of a uverbs char device
+ * @device: the uverbs device (a reference on its @dev is held)
+ * @list: entry in @device->files, under @device->lists_mutex
+ * @hw_destroy_rwsem: every command holds it for reading while it uses
+ *	the file's objects; destroying them all (close, and removal in a
+ *	later stage) holds it for writing
+ * @ucontext_lock: serializes GET_CONTEXT
+ * @ucontext: set once by GET_CONTEXT (store-release, under @ucontext_lock),
+ *	read with smp_load_acquire(); freed at close
+ * @async: the event file of GET_CONTEXT; set under @device->lists_mutex
+ *	together with the context, a reference is held until close
+ * @handles: handle -> struct ib_uobject; a reserved handle (creation in
+ *	progress) holds a zero entry
+ * @uobjects_lock: protects @uobjects
+ * @uobjects: the committed objects, oldest first
+ */
+struct ib_uverbs_file {
+	struct ib_uverbs_device		*device;
+	struct list_head		list;
+	struct rw_semaphore		hw_destroy_rwsem;
+	struct mutex			ucontext_lock;	/* GET_CONTEXT */
+	struct ib_ucontext		*ucontext;
+	struct uverbs_async_file	*async;
+	struct xarray			handles;
+	spinlock_t			uobjects_lock;	/* @uobjects */
+	struct list_head		uobjects;
+};
+
+/*
+ * The per-type part of a user object, and what destroying it needs.
+ * @destroy undoes the object behind uobj->object; with
+ * RDMA_REMOVE_DESTROY and RDMA_REMOVE_CLOSE it may refuse with -EBUSY
+ * while other objects still use it.
+ */
+struct uverbs_api_object {
+	const char	*name;
+	int		(*destroy)(struct ib_uobject *uobj,
+				   enum rdma_remove_reason why);
+};
+
+extern const struct uverbs_api_object uverbs_type_pd;
+
+/**
+ * struct uverbs_attr_bundle - one command on its way through the layers
+ * @ufile: the file written to
+ * @ib_dev: the device, valid for the whole command
+ * @context: the file's ucontext (NULL only for GET_CONTEXT)
+ * @core_in: user address of the core request (after the headers)
+ * @core_in_len: its length in bytes
+ * @core_out: user address of the core response (0: none)
+ * @core_out_len: bytes user space made room for
+ * @driver_udata: the provider's request and response buffers
+ */
+struct uverbs_attr_bundle {
+	struct ib_uverbs_file		*ufile;
+	struct ib_device		*ib_dev;
+	struct ib_ucontext		*context;
+	const void __user		*core_in;
+	size_t				core_in_len;
+	void __user			*core_out;
+	size_t				core_out_len;
+	struct ib_udata			driver_udata;
+};
+
+/* uverbs_write.c */
+ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
+			size_t count, loff_t *pos);
+int uverbs_request(struct uverbs_attr_bundle *attrs, void *req, size_t len);
+int uverbs_response(struct uverbs_attr_bundle *attrs, const void *resp,
+		    size_t len);
+
+/**
+ * struct uverbs_write_cmd - one entry of the command tables
+ * @handler: does the command
+ * @req_size: bytes of the core request the command needs (legacy: the
+ *	response address included)
+ * @resp_size: the least room for the core response the command accepts
+ *	(legacy: exactly the room it needs; 0 when it answers nothing)
+ * @udata: driver data may come with the command
+ * @no_context: runs without a context (GET_CONTEXT)
+ */
+struct uverbs_write_cmd {
+	int (*handler)(struct uverbs_attr_bundle *attrs);
+	u16 req_size;
+	u16 resp_size;
+	u8 udata:1;
+	u8 no_context:1;
+};
+
+/*
+ * uverbs_cmd.c: the commands, indexed by number; an entry without a
+ * handler is a command this kernel does not implement.
+ */
+void uverbs_ucontext_destroy(struct ib_ucontext *uc);
+extern const struct uverbs_write_cmd uverbs_legacy_cmds[];
+extern const size_t uverbs_legacy_ncmds;
+extern const struct uverbs_write_cmd uverbs_ex_cmds[];
+extern const size_t uverbs_ex_ncmds;
+
+/* uverbs_uobj.c */
+void uverbs_uobjects_init(struct ib_uverbs_file *ufile);
+struct ib_uobject *uobj_alloc(struct ib_uverbs_file *ufile,
+			      const struct uverbs_api_object *type);
+void uobj_commit(struct ib_uobject *uobj);
+void uobj_abort(struct ib_uobject *uobj);
+int uobj_destroy(struct ib_uverbs_file *ufile,
+		 const struct uverbs_api_object *type, u32 handle);
+void uverbs_destroy_ufile(struct ib_uverbs_file *ufile);
+
+/* uverbs_event.c */
+struct file *uverbs_async_file_create(struct uverbs_async_file **async);
+void uverbs_async_file_put(struct uverbs_async_file *async);
+void uverbs_async_event(struct uverbs_async_file *async, u64 element,
+			u32 event_type);
+
+#endif /* _UVERBS_H */

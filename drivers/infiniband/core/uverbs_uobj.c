@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The objects of one uverbs file and their handles.
+ *
+ * Handles: ufile->handles is an allocating xarray, so handles are small
+ * integers from 0 up, per file.  Creating an object takes three steps:
+ * uobj_alloc() reserves a handle (a zero entry: lookups see nothing
+ * there), the command creates the object and writes its response, then
+ * uobj_commit() publishes the object under the handle, or uobj_abort()
+ * gives the handle back.  A half-made object can thus never be found.
+ *
+ * Use count: ib_uobject.usecnt is 0 when the object is idle and -1 while
+ * one command holds it exclusively to destroy it; a second command that
+ * wants it meanwhile gets -EBUSY.  A later stage adds shared users (an
+ * object used by the creation of another) as positive counts.
+ *
+ * Lifetime: ib_uobject.ref holds one reference for the handle table and
+ * one per command that looked the object up.  Lookups run under RCU, so
+ * the memory is freed after a grace period.
+ *
+ * Locking: ufile->uobjects (the committed objects, oldest first) is
+ * protected by ufile->uobjects_lock.  Destroying everything at close runs
+ * with ufile->hw_destroy_rwsem held for writing, which keeps every
+ * command, and so every other user of the list, out.
+ */
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "uverbs.h"
+
+/**
+ * uverbs_uobjects_init() - prepare the object table of a new file
+ * @ufile: the file
+ */
+void uverbs_uobjects_init(struct ib_uverbs_file *ufile)
+{
+	xa_init_flags(&ufile->handles, XA_FLAGS_ALLOC);
+	spin_lock_init(&ufile->uobjects_lock);
+	INIT_LIST_HEAD(&ufile->uobjects);
+}
+
+static void uobj_release(struct kref *ref)
+{
+	struct ib_uobject *uobj = container_of(ref, struct ib_uobject, ref);
+
+	kfree_rcu(uobj, rcu);
+}
+
+static void uobj_put(struct ib_uobject *uobj)
+{
+	kref_put(&uobj->ref, uobj_release);
+}
+
+/**
+ * uobj_alloc() - start creating a user object: reserve its handle
+ * @ufile: the file, which has a ucontext
+ * @type: what the object will be
+ *
+ * Context: process context, in a command of @ufile.
+ * Return: the new uobject (not yet visible under its handle), or
+ * ERR_PTR(-ENOMEM) when memory or handles ran out.
+ */
+struct ib_uobject *uobj_alloc(struct ib_uverbs_file *ufile,
+			      const struct uverbs_api_object *type)
+{
+	struct ib_uobject *uobj;
+	u32 id;
+	int ret;
+
+	uobj = kzalloc(sizeof(*uobj), GFP_KERNEL);
+	if (!uobj)
+		return ERR_PTR(-ENOMEM);
+	ret = xa_alloc(&ufile->handles, &id, NULL, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		kfree(uobj);
+		/* -EBUSY from the allocator means no handle is left. */
+		return ERR_PTR(-ENOMEM);
+	}
+	uobj->id = id;
+	uobj->ufile = ufile;
+	uobj->context = ufile->ucontext;
+	uobj->uapi_object = type;
+	kref_init(&uobj->ref);
+	/* Nobody may lock it before it is committed. */
+	atomic_set(&uobj->usecnt, -1);
+	return uobj;
+}
+
+/**
+ * uobj_commit() - publish a created object under its handle
+ * @uobj: from uobj_alloc(), with ->object set
+ */
+void uobj_commit(struct ib_uobject *uobj)
+{
+	struct ib_uverbs_file *ufile = uobj->ufile;
+
+	spin_lock(&ufile->uobjects_lock);
+	list_add_tail(&uobj->list, &ufile->uobjects);
+	spin_unlock(&ufile->uobjects_lock);
+	atomic_set(&uobj->usecnt, 0);
+	/* The slot is reserved: replacing its zero entry allocates nothing. */
+	WARN_ON(xa_is_err(xa_store(&ufile->handles, uobj->id, uobj,
+				   GFP_KERNEL)));
+}
+
+/**
+ * uobj_abort() - give up creating an object
+ * @uobj: from uobj_alloc(), not committed; the caller destroyed whatever
+ *	->object pointed to
+ */
+void uobj_abort(struct ib_uobject *uobj)
+{
+	xa_erase(&uobj->ufile->handles, uobj->id);
+	kfree(uobj);
+}
+
+/*
+ * The object under @handle, of @type, locked for destruction (usecnt -1)
+ * and with a reference, or ERR_PTR(-ENOENT) for an unknown handle,
+ * -EINVAL for an object of another type, -EBUSY if it is in use.
+ */
+static struct ib_uobject *uobj_get_destroy(struct ib_uverbs_file *ufile,
+					   const struct uverbs_api_object *type,
+					   u32 handle)
+{
+	struct ib_uobject *uobj;
+
+	rcu_read_lock();
+	uobj = xa_load(&ufile->handles, handle);
+	if (!uobj || !kref_get_unless_zero(&uobj->ref))
+		uobj = ERR_PTR(-ENOENT);
+	rcu_read_unlock();
+	if (IS_ERR(uobj))
+		return uobj;
+
+	if (uobj->uapi_object != type) {
+		uobj_put(uobj);
+		return ERR_PTR(-EINVAL);
+	}
+	if (atomic_cmpxchg(&uobj->usecnt, 0, -1) != 0) {
+		uobj_put(uobj);
+		return ERR_PTR(-EBUSY);
+	}
+	return uobj;
+}
+
+/*
+ * Destroy the object behind a locked @uobj and drop it from the file.
+ * On failure the object and its handle stay as they were.
+ */
+static int uobj_remove(struct ib_uobject *uobj, enum rdma_remove_reason why)
+{
+	struct ib_uverbs_file *ufile = uobj->ufile;
+	int ret;
+
+	ret = uobj->uapi_object->destroy(uobj, why);
+	if (ret)
+		return ret;
+	uobj->object = NULL;
+	xa_erase(&ufile->handles, uobj->id);
+	spin_lock(&ufile->uobjects_lock);
+	list_del(&uobj->list);
+	spin_unlock(&ufile->uobjects_lock);
+	uobj_put(uobj);
+	return 0;
+}
+
+/**
+ * uobj_destroy() - destroy the object a user names by its handle
+ * @ufile: the file
+ * @type: the type the command expects
+ * @handle: the user's handle
+ *
+ * Context: process context, in a command of @ufile.
+ * Return: 0; -ENOENT if no object has @handle, -EINVAL if it is not a
+ * @type, -EBUSY if another command holds it or other objects still use
+ * it; the provider's error otherwise.
+ */
+int uobj_destroy(struct ib_uverbs_file *ufile,
+		 const struct uverbs_api_object *type, u32 handle)
+{
+	struct ib_uobject *uobj;
+	int ret;
+
+	uobj = uobj_get_destroy(ufile, type, handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	ret = uobj_remove(uobj, RDMA_REMOVE_DESTROY);
+	if (ret)
+		atomic_set(&uobj->usecnt, 0);
+	uobj_put(uobj);
+	return ret;
+}
+
+/**
+ * uverbs_destroy_ufile() - destroy every object of a file
+ * @ufile: the file, with hw_destroy_rwsem held for writing
+ *
+ * Newest first, in passes: an object another one still uses refuses to
+ * go in one pass and goes in the next, once its user is gone.  An object
+ * whose provider refuses for good is reported and dropped from the file
+ * (its memory is lost, the rest of the file is not).
+ */
+void uverbs_destroy_ufile(struct ib_uverbs_file *ufile)
+{
+	struct ib_uobject *uobj, *next;
+	bool progress;
+
+	lockdep_assert_held_write(&ufile->hw_destroy_rwsem);
+	do {
+		progress = false;
+		list_for_each_entry_safe_reverse(uobj, next, &ufile->uobjects,
+						 list) {
+			atomic_set(&uobj->usecnt, -1);
+			if (!uobj_remove(uobj, RDMA_REMOVE_CLOSE))
+				progress = true;
+		}
+	} while (progress);
+
+	list_for_each_entry_safe(uobj, next, &ufile->uobjects, list) {
+		ibdev_err(uobj->context->device,
+			  "uverbs: %s handle %d could not be destroyed, leaking it\n",
+			  uobj->uapi_object->name, uobj->id);
+		xa_erase(&ufile->handles, uobj->id);
+		list_del(&uobj->list);
+		uobj_put(uobj);
+	}
+}

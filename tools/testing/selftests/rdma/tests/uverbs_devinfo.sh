@@ -1,0 +1,296 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ib_uverbs, stage 1 (discovery, contexts, queries, PDs) with Debian's
+# unmodified rdma-core:
+#   a (project): the sysfs and /dev plumbing of uverbs0; ibv_devices lists
+#      rxe0; ibv_devinfo -v -d rxe0 works; uverbs_write_errors.py drives
+#      write() by hand (framing errnos, commands before and after
+#      GET_CONTEXT, unknown commands, ex QUERY_DEVICE, QUERY_PORT,
+#      ALLOC_PD/DEALLOC_PD handles, ioctl ENOTTY, credentials, the async
+#      event fd with port events from a netdev down/up); pyverbs opens
+#      rxe0, queries device and port, allocates and frees a PD; closing
+#      the file destroys what it left (rdma resource counts back to 0);
+#      rdma link delete waits for a process holding uverbs0 and rdma_rxe
+#      stays loaded meanwhile; then a clean unload and a clean kernel log.
+#   b (stock): ibv_devinfo -v -d rxe0 works; uverbs_write_errors.py runs
+#      for reference only (its result is shown, not judged).
+#   host: the two ibv_devinfo -v outputs agree field by field, except the
+#      fields listed in devinfo_exclusions below.
+#
+# vms: 2
+# stack-a: project
+# stack-b: stock
+# timeout: 400
+
+# shellcheck disable=SC2317 # the phases are called through rdma_test_main
+# shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
+. "$(dirname "$0")/../harness/lib.sh"
+
+SELFDIR=$(cd "$(dirname "$0")/.." && pwd)
+# Debian's interpreter, where python3-pyverbs is installed.
+PY=/usr/bin/python3
+
+# The sysfs files and the device node libibverbs reads (UVERBS.md 2.1, 2.2).
+check_plumbing() {
+	local f want got
+
+	for f in "abi_version 6" "uverbs0/ibdev rxe0" "uverbs0/abi_version 2" \
+		"uverbs0/dev 231:192"; do
+		want=${f#* }
+		got=$(cat "/sys/class/infiniband_verbs/${f%% *}" 2>&1)
+		if [ "$got" = "$want" ]; then
+			ktap_ok "/sys/class/infiniband_verbs/${f%% *} is $want"
+		else
+			ktap_fail "/sys/class/infiniband_verbs/${f%% *} is $want" "got '$got'"
+		fi
+	done
+	got=$(stat -c '%A %t:%T' /dev/infiniband/uverbs0 2>&1)
+	if [ "$got" = "crw-rw-rw- e7:c0" ]; then
+		ktap_ok "/dev/infiniband/uverbs0 is crw-rw-rw- 231,192"
+	else
+		ktap_fail "/dev/infiniband/uverbs0 is crw-rw-rw- 231,192" "got '$got'"
+	fi
+}
+
+# devinfo_save FILE: ibv_devinfo -v -d rxe0 into FILE, reported.
+devinfo_save() {
+	if ibv_devinfo -v -d rxe0 >"$1" 2>&1; then
+		ktap_ok "ibv_devinfo -v -d rxe0"
+		ktap_diag "$(head -n 12 "$1")"
+	else
+		ktap_fail "ibv_devinfo -v -d rxe0" "$(tail -n 3 "$1")"
+	fi
+}
+
+# pyverbs on rxe0: context, device and port query, a PD that shows in
+# rdma resource tracking while it lives, close.
+pyverbs_check() {
+	"$PY" - <<'PY'
+import json, subprocess, sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+
+def counts():
+    rows = json.loads(subprocess.run(["rdma", "-j", "resource", "show"],
+                                     capture_output=True, check=True).stdout)
+    row = [r for r in rows if r.get("ifname") == "rxe0"][0]
+    return row["pd"], row["ctx"]
+
+ctx = Context(name="rxe0")
+dev = ctx.query_device()
+port = ctx.query_port(1)
+print("max_qp %d, max_cqe %d, phys_port_cnt %d; port 1 state %d, active_mtu %d"
+      % (dev.max_qp, dev.max_cqe, dev.phys_port_cnt, port.state,
+         port.active_mtu))
+assert dev.phys_port_cnt == 1 and dev.max_qp > 0, "device attributes"
+assert port.state == 4, "port 1 not ACTIVE"
+pd = PD(ctx)
+live = counts()
+pd.close()
+ctx.close()
+print("while the PD lived: pd=%d ctx=%d" % live)
+assert live == (1, 1), "rdma resource show: want pd=1 ctx=1, got pd=%d ctx=%d" % live
+PY
+}
+
+rxe0_res_empty() {
+	[ "$(rdma_res_counts rxe0 pd ctx)" = "pd=0 ctx=0" ]
+}
+
+process_gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+rxe0_port_active() {
+	rdma link show rxe0/1 | grep -q 'state ACTIVE'
+}
+
+# With a process holding uverbs0 (a context and a PD, through pyverbs),
+# rdma link delete must wait (no disassociation: UVERBS.md 6) and
+# rdma_rxe must refuse to unload; once the process exits, the delete
+# completes.  rxe0 is added again afterwards.
+check_delete_waits() {
+	local fifo=/run/uverbs_hold out=/run/uverbs_hold.out holder del w
+
+	rm -f "$fifo" "$out"
+	mkfifo "$fifo"
+	"$PY" -c '
+import sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+ctx = Context(name="rxe0")
+pd = PD(ctx)
+print("held", flush=True)
+sys.stdin.read()' <"$fifo" >"$out" 2>&1 &
+	holder=$!
+	exec {w}>"$fifo"
+	if ! retry_until 60 grep -q held "$out"; then
+		ktap_fail "a process holds uverbs0 with a context and a PD" "$(cat "$out")"
+		exec {w}>&-
+		wait "$holder"
+		return 1
+	fi
+	ktap_ok "a process holds uverbs0 with a context and a PD"
+	# Not with the fifo's write end: the holder must see EOF when we close it.
+	rdma link delete rxe0 {w}>&- &
+	del=$!
+	sleep 3
+	if kill -0 "$del" 2>/dev/null; then
+		ktap_ok "rdma link delete rxe0 waits while uverbs0 is open"
+	else
+		ktap_fail "rdma link delete rxe0 waits while uverbs0 is open" "it returned"
+	fi
+	if rmmod rdma_rxe {w}>&- 2>/dev/null; then
+		ktap_fail "rmmod rdma_rxe is refused while uverbs0 is open" "it was unloaded"
+	else
+		ktap_ok "rmmod rdma_rxe is refused while uverbs0 is open"
+	fi
+	exec {w}>&-
+	wait "$holder"
+	if retry_until 20 process_gone "$del"; then
+		wait "$del"
+		ktap_ok "rdma link delete rxe0 completes once the process has exited (status $?)"
+	else
+		ktap_fail "rdma link delete rxe0 completes once the process has exited" "still waiting after 20 s"
+	fi
+	ktap_check "rdma link add rxe0 again" rdma_link_add_rxe rxe0
+}
+
+guest_a() {
+	local mark out rc line
+
+	mark="uverbs_devinfo $$"
+	kmsg_mark "$mark"
+	ktap_check "modprobe ib_uverbs" modprobe ib_uverbs
+	out=$(modinfo -n ib_uverbs 2>&1)
+	if [[ "$out" == */updates/* ]]; then
+		ktap_ok "ib_uverbs is the project's ($out)"
+	else
+		ktap_fail "ib_uverbs is the project's" "$out"
+	fi
+	ktap_check "rdma link add rxe0 type rxe netdev $NETDEV" rdma_link_add_rxe rxe0
+	check_plumbing
+
+	out=$(ibv_devices 2>&1)
+	ktap_diag "$out"
+	if grep -qE '^[[:space:]]+rxe0[[:space:]]+[0-9a-f]{16}$' <<<"$out"; then
+		ktap_ok "ibv_devices lists rxe0 with its GUID"
+	else
+		ktap_fail "ibv_devices lists rxe0 with its GUID" "$out"
+	fi
+	devinfo_save "$RESULTS/devinfo.txt"
+
+	out=$("$PY" "$SELFDIR/uverbs_write_errors.py" --flap "$NETDEV" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" >"$RESULTS/uverbs_write_errors.txt"
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) ktap_ok "write: ${line#PASS }" ;;
+		"FAIL "*) ktap_fail "write: ${line#FAIL }" ;;
+		esac
+	done <<<"$out"
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "uverbs_write_errors.py exits 0"
+	else
+		ktap_fail "uverbs_write_errors.py exits 0" "rc=$rc: $(tail -n 3 <<<"$out")"
+	fi
+	# The script left a PD behind: closing its file destroyed it.
+	retry_until 10 rxe0_res_empty
+	out=$(rdma_res_counts rxe0 pd ctx)
+	if [ "$out" = "pd=0 ctx=0" ]; then
+		ktap_ok "closing the file destroyed its PD and context"
+	else
+		ktap_fail "closing the file destroyed its PD and context" "$out"
+	fi
+
+	check_delete_waits
+
+	# The netdev was down and up, rxe0 is new: wait for the port.
+	retry_until 20 rxe0_port_active
+	out=$(pyverbs_check 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "pyverbs: open rxe0, query device and port, PD, close"
+	else
+		ktap_fail "pyverbs: open rxe0, query device and port, PD, close" \
+			"$(tail -n 2 <<<"$out")"
+	fi
+
+	check_modules_unload
+	out=$(kmsg_since "$mark" | _kernel_trouble)
+	if [ -z "$out" ]; then
+		ktap_ok "kernel log clean"
+	else
+		ktap_fail "kernel log clean" "$out"
+	fi
+}
+
+guest_b() {
+	local out
+
+	ktap_check "rdma link add rxe0 type rxe netdev $NETDEV" rdma_link_add_rxe rxe0
+	devinfo_save "$RESULTS/devinfo.txt"
+	# For reference: what the stock kernel answers to the same writes.
+	out=$("$PY" "$SELFDIR/uverbs_write_errors.py" 2>&1)
+	printf '%s\n' "$out" >"$RESULTS/uverbs_write_errors.txt"
+	ktap_diag "stock kernel, not judged: $(grep -c '^PASS' <<<"$out") as ours, differing:"
+	ktap_diag "$(grep -v '^PASS' <<<"$out")"
+}
+
+# ibv_devinfo -v as "key=value" lines, one per field ("GID[  1]" becomes
+# GID1); the lines under a field (the names of device_cap_flags' bits)
+# join its value.
+devinfo_fields() {
+	awk '{ $1 = $1; if (sub(/^GID\[ ?/, "GID")) sub(/\]:/, ":") }
+	     /^[^ ]+:/ { if (k != "") print k "=" v
+			 k = $1; sub(":$", "", k); v = $0; sub("^[^ ]+: ?", "", v); next }
+	     NF { v = v " " $0 }
+	     END { if (k != "") print k "=" v }' "$1"
+}
+
+# Fields whose values may differ between the guests; every field must be
+# there on both, in the same order, whatever its value.
+#   node_guid, sys_image_guid: rxe derives them from the netdev's MAC
+#     address, which differs between the guests.
+#   GIDn: the guests' link-local and IPv4 addresses.
+#   The limits of the project's rdma_rxe (RXE_MAX_* in rxe.h, the GID and
+#   P_Key table sizes, the page sizes its MRs take) are its own and differ
+#   from stock rxe's: max_qp max_qp_wr max_cq max_mr max_pd max_srq
+#   max_srq_wr max_srq_sge max_ah max_mw max_qp_rd_atom
+#   max_qp_init_rd_atom max_res_rd_atom max_mcast_grp max_mcast_qp_attach
+#   max_total_mcast_qp_attach max_pkeys gid_tbl_len page_size_cap.
+#   device_cap_flags, device_cap_flags_ex, port_cap_flags: the project's
+#   rdma_rxe has no memory windows, SRQ resize, automatic path migration,
+#   FLUSH or ATOMIC_WRITE, and no connection manager to announce (CM_SUP).
+DEVINFO_VARIES="node_guid sys_image_guid GID[0-9]+
+	max_qp max_qp_wr max_cq max_mr max_pd max_srq max_srq_wr max_srq_sge
+	max_ah max_mw max_qp_rd_atom max_qp_init_rd_atom max_res_rd_atom
+	max_mcast_grp max_mcast_qp_attach max_total_mcast_qp_attach max_pkeys
+	gid_tbl_len page_size_cap
+	device_cap_flags device_cap_flags_ex port_cap_flags"
+
+host_phase() {
+	local dir=$1 a=$1/a/devinfo.txt b=$1/b/devinfo.txt out vary
+
+	if [ ! -s "$a" ] || [ ! -s "$b" ]; then
+		ktap_fail "ibv_devinfo -v: project and stock agree" "missing output: $a or $b"
+		return
+	fi
+	vary="^($(tr -s ' \t\n' '|' <<<"$DEVINFO_VARIES" | sed 's/^|//; s/|$//'))="
+	out=$(diff <(devinfo_fields "$b" | sed -E "s/$vary.*/\\1=/") \
+		<(devinfo_fields "$a" | sed -E "s/$vary.*/\\1=/"))
+	printf '%s\n' "$out" >"$dir/devinfo.diff"
+	if [ -z "$out" ]; then
+		ktap_ok "ibv_devinfo -v: project and stock agree ($(devinfo_fields "$a" | wc -l) fields, values of $(wc -w <<<"$DEVINFO_VARIES") excepted)"
+	else
+		ktap_fail "ibv_devinfo -v: project and stock agree" \
+			"$(grep -c '^[<>]' <<<"$out") lines differ (< stock, > project)"
+		ktap_diag "$out"
+	fi
+	# What the excepted fields hold, for the record.
+	ktap_diag "$(diff <(devinfo_fields "$b") <(devinfo_fields "$a") | grep '^[<>]')"
+}
+
+rdma_test_main "$@"

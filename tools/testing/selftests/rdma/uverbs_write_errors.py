@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The write() transport of ib_uverbs, driven by hand.
+
+Opens /dev/infiniband/uverbsN with os.open() and writes commands framed as
+libibverbs frames them (struct layouts from <rdma/ib_user_verbs.h>), each
+checked for its result or its errno: framing errors, commands before and
+after GET_CONTEXT, unknown commands, extended QUERY_DEVICE, QUERY_PORT,
+ALLOC_PD/DEALLOC_PD with good and bad handles, ioctl(), credentials, and
+the async event fd (non-blocking read, short read, poll; with --flap NETDEV
+also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
+
+Output: one line per check, "PASS what" or "FAIL what: detail".  Exit
+status 0 only if every check passed.
+"""
+
+import argparse
+import ctypes
+import errno
+import fcntl
+import os
+import select
+import stat
+import struct
+import subprocess
+import sys
+
+CMD_GET_CONTEXT = 0
+CMD_QUERY_DEVICE = 1
+CMD_QUERY_PORT = 2
+CMD_ALLOC_PD = 3
+CMD_DEALLOC_PD = 4
+CMD_REG_SMR = 10          # in the ABI, implemented by no kernel
+FLAG_EXTENDED = 0x80000000
+
+HDR = struct.Struct("=IHH")             # ib_uverbs_cmd_hdr
+EX_HDR = struct.Struct("=QHHI")         # ib_uverbs_ex_cmd_hdr
+QUERY_DEVICE_RESP = 176                 # ib_uverbs_query_device_resp
+EX_QUERY_DEVICE_RESP = 304              # ib_uverbs_ex_query_device_resp
+QUERY_PORT_RESP = struct.Struct("=5I3H14B")   # ib_uverbs_query_port_resp
+ASYNC_DESC = struct.Struct("=QII")      # ib_uverbs_async_event_desc
+
+RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
+IBV_EVENT_PORT_ACTIVE = 9
+IBV_EVENT_PORT_ERR = 10
+
+FAILED = []
+
+
+def report(ok, what, detail=""):
+    if ok:
+        print("PASS %s" % what)
+    else:
+        print("FAIL %s: %s" % (what, detail))
+        FAILED.append(what)
+    sys.stdout.flush()
+
+
+class Resp:
+    """A user buffer the kernel writes a response into."""
+
+    def __init__(self, size):
+        self.buf = ctypes.create_string_buffer(size)
+        self.addr = ctypes.addressof(self.buf) if size else 0
+
+    def raw(self):
+        return self.buf.raw
+
+
+def do_write(fd, data):
+    """The write()'s return value, or -errno."""
+    try:
+        return os.write(fd, data)
+    except OSError as e:
+        return -e.errno
+
+
+def errname(r):
+    return errno.errorcode.get(-r, str(r)) if r < 0 else "success (%d)" % r
+
+
+def expect_errno(what, r, want):
+    report(r == -want, what, "want %s, got %s" % (errno.errorcode[want], errname(r)))
+
+
+def expect_ok(what, r, count):
+    report(r == count, what, "want %d, got %s" % (count, errname(r)))
+
+
+def legacy(cmd, core, out_words, in_words=None, extra=b""):
+    body = core + extra
+    count = HDR.size + len(body)
+    if in_words is None:
+        in_words = count // 4
+    return HDR.pack(cmd, in_words, out_words) + body
+
+
+def ex(cmd, core, resp_addr, out_words, in_words=None, prov_in=0, prov_out=0,
+       reserved=0):
+    if in_words is None:
+        in_words = len(core) // 8
+    return (HDR.pack(FLAG_EXTENDED | cmd, in_words, out_words) +
+            EX_HDR.pack(resp_addr, prov_in, prov_out, reserved) + core)
+
+
+def expect_legacy(fd, what, cmd, core, out_words, want):
+    """A legacy command that must fail with errno want."""
+    expect_errno(what, do_write(fd, legacy(cmd, core, out_words)), want)
+
+
+def get_context(fd, resp):
+    return do_write(fd, legacy(CMD_GET_CONTEXT, struct.pack("=Q", resp.addr), 2))
+
+
+def query_device(fd, resp, in_words=None):
+    return do_write(fd, legacy(CMD_QUERY_DEVICE, struct.pack("=Q", resp.addr),
+                               QUERY_DEVICE_RESP // 4, in_words=in_words))
+
+
+def alloc_pd(fd, resp):
+    return do_write(fd, legacy(CMD_ALLOC_PD, struct.pack("=Q", resp.addr), 1))
+
+
+def dealloc_pd(fd, handle):
+    return do_write(fd, legacy(CMD_DEALLOC_PD, struct.pack("=I", handle), 0))
+
+
+def query_port(fd, resp, port):
+    return do_write(fd, legacy(CMD_QUERY_PORT,
+                               struct.pack("=QB7x", resp.addr, port),
+                               QUERY_PORT_RESP.size // 4))
+
+
+def in_child(fn):
+    """Run fn() in a forked child; its return value (0..255) as the status."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(fn())
+        except BaseException:
+            os._exit(255)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def check_node(path, major, minor):
+    st = os.stat(path)
+    report(stat.S_ISCHR(st.st_mode) and
+           (os.major(st.st_rdev), os.minor(st.st_rdev)) == (major, minor) and
+           stat.S_IMODE(st.st_mode) == 0o666,
+           "%s is a char device %d:%d mode 0666" % (path, major, minor),
+           "mode %o rdev %d:%d" % (st.st_mode, os.major(st.st_rdev),
+                                    os.minor(st.st_rdev)))
+
+
+def before_context(fd):
+    r = Resp(QUERY_DEVICE_RESP)
+    expect_errno("QUERY_DEVICE before GET_CONTEXT is EINVAL",
+                 query_device(fd, r), errno.EINVAL)
+    expect_errno("ALLOC_PD before GET_CONTEXT is EINVAL",
+                 alloc_pd(fd, Resp(4)), errno.EINVAL)
+    expect_errno("DEALLOC_PD before GET_CONTEXT is EINVAL",
+                 dealloc_pd(fd, 0), errno.EINVAL)
+    # GET_CONTEXT framing errors leave the file without a context.
+    cr = Resp(8)
+    expect_legacy(fd, "GET_CONTEXT with a 4-byte core request is ENOSPC",
+                  CMD_GET_CONTEXT, b"\0" * 4, 2, errno.ENOSPC)
+    expect_legacy(fd, "GET_CONTEXT with room for 4 response bytes is ENOSPC",
+                  CMD_GET_CONTEXT, struct.pack("=Q", cr.addr), 1, errno.ENOSPC)
+    expect_errno("a write shorter than the header is EINVAL",
+                 do_write(fd, b"\0" * 4), errno.EINVAL)
+
+
+def context(fd):
+    resp = Resp(8)
+    n = len(legacy(CMD_GET_CONTEXT, b"\0" * 8, 2))
+    expect_ok("GET_CONTEXT returns the write size", get_context(fd, resp), n)
+    async_fd, ncomp = struct.unpack("=II", resp.raw())
+    try:
+        link = os.readlink("/proc/self/fd/%d" % async_fd)
+    except OSError as e:
+        link = str(e)
+    report(link == "anon_inode:[infinibandevent]",
+           "GET_CONTEXT returns an async event fd", "fd %d is %s" % (async_fd, link))
+    report(ncomp >= 1, "GET_CONTEXT reports completion vectors",
+           "num_comp_vectors %d" % ncomp)
+    expect_errno("a second GET_CONTEXT is EINVAL", get_context(fd, Resp(8)),
+                 errno.EINVAL)
+    return async_fd
+
+
+def framing(fd):
+    r = Resp(QUERY_DEVICE_RESP)
+    expect_errno("in_words smaller than the write is EINVAL",
+                 query_device(fd, r, in_words=3), errno.EINVAL)
+    expect_errno("in_words larger than the write is EINVAL",
+                 query_device(fd, r, in_words=5), errno.EINVAL)
+    resp = struct.pack("=Q", r.addr)
+    expect_legacy(fd, "command bits outside the mask and flag are EINVAL",
+                  0x100 | CMD_QUERY_DEVICE, resp, 44, errno.EINVAL)
+    expect_legacy(fd, "QUERY_DEVICE with room for 172 response bytes is ENOSPC",
+                  CMD_QUERY_DEVICE, resp, 43, errno.ENOSPC)
+    expect_legacy(fd, "QUERY_PORT with an 8-byte core request is ENOSPC",
+                  CMD_QUERY_PORT, resp, 10, errno.ENOSPC)
+    expect_legacy(fd, "unknown legacy command 0xff is EOPNOTSUPP",
+                  0xff, resp, 2, errno.EOPNOTSUPP)
+    expect_legacy(fd, "REG_SMR (no kernel has it) is EOPNOTSUPP",
+                  CMD_REG_SMR, b"\0" * 40, 2, errno.EOPNOTSUPP)
+    expect_errno("unknown extended command 0x40 is EOPNOTSUPP",
+                 do_write(fd, ex(0x40, b"\0" * 8, r.addr, 1)),
+                 errno.EOPNOTSUPP)
+
+
+def queries(fd):
+    r = Resp(QUERY_DEVICE_RESP)
+    n = len(legacy(CMD_QUERY_DEVICE, b"\0" * 8, 0))
+    expect_ok("QUERY_DEVICE", query_device(fd, r), n)
+    phys_port_cnt = r.raw()[171]
+    node_guid = struct.unpack_from("=Q", r.raw(), 8)[0]
+    report(phys_port_cnt == 1 and node_guid != 0,
+           "QUERY_DEVICE: one port, a node GUID",
+           "phys_port_cnt %d node_guid %#x" % (phys_port_cnt, node_guid))
+
+    x = Resp(EX_QUERY_DEVICE_RESP)
+    core = struct.pack("=II", 0, 0)
+    n = len(ex(CMD_QUERY_DEVICE, core, x.addr, 38))
+    expect_ok("ex QUERY_DEVICE", do_write(fd, ex(CMD_QUERY_DEVICE, core,
+                                                 x.addr, 38)), n)
+    resp_len = struct.unpack_from("=I", x.raw(), 180)[0]
+    report(resp_len == EX_QUERY_DEVICE_RESP and x.raw()[:176] == r.raw(),
+           "ex QUERY_DEVICE: response_length 304, legacy part as QUERY_DEVICE",
+           "response_length %d" % resp_len)
+    expect_errno("ex QUERY_DEVICE with comp_mask 1 is EINVAL",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, struct.pack("=II", 1, 0),
+                                 x.addr, 38)), errno.EINVAL)
+    expect_errno("ex QUERY_DEVICE with reserved 1 is EINVAL",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, struct.pack("=II", 0, 1),
+                                 x.addr, 38)), errno.EINVAL)
+    expect_errno("ex header with cmd_hdr_reserved set is EINVAL",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, core, x.addr, 38,
+                                 reserved=1)), errno.EINVAL)
+    expect_errno("ex words not adding up to the write is EINVAL",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, core, x.addr, 38,
+                                 in_words=2)), errno.EINVAL)
+    expect_errno("ex response words without a response address is EINVAL",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, core, 0, 38)),
+                 errno.EINVAL)
+    expect_errno("ex response address without response words is EINVAL",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, core, x.addr, 0)),
+                 errno.EINVAL)
+    expect_errno("ex QUERY_DEVICE without a core request is ENOSPC",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, b"", x.addr, 38)),
+                 errno.ENOSPC)
+    # Less room than the structure: the answer is cut to it.
+    short = Resp(16)
+    ctypes.memset(short.addr, 0xAA, 16)
+    n = len(ex(CMD_QUERY_DEVICE, core, short.addr, 1))
+    expect_ok("ex QUERY_DEVICE with room for 8 response bytes",
+              do_write(fd, ex(CMD_QUERY_DEVICE, core, short.addr, 1)), n)
+    report(short.raw()[:8] == r.raw()[:8] and short.raw()[8:] == b"\xaa" * 8,
+           "ex QUERY_DEVICE with room for 8 bytes writes fw_ver and no more",
+           short.raw().hex())
+    expect_errno("ex QUERY_DEVICE with non-zero unknown request bytes is EOPNOTSUPP",
+                 do_write(fd, ex(CMD_QUERY_DEVICE, core + struct.pack("=Q", 1),
+                                 x.addr, 38)), errno.EOPNOTSUPP)
+
+    p = Resp(QUERY_PORT_RESP.size)
+    n = len(legacy(CMD_QUERY_PORT, b"\0" * 16, 0))
+    expect_ok("QUERY_PORT 1", query_port(fd, p, 1), n)
+    f = QUERY_PORT_RESP.unpack(p.raw())
+    state, link_layer, gid_tbl_len = f[8], f[19], f[4]
+    report(state == 4 and link_layer == 2 and gid_tbl_len > 0,
+           "QUERY_PORT 1: ACTIVE, Ethernet, a GID table",
+           "state %d link_layer %d gid_tbl_len %d" % (state, link_layer,
+                                                      gid_tbl_len))
+    expect_errno("QUERY_PORT 0 is EINVAL", query_port(fd, p, 0), errno.EINVAL)
+    expect_errno("QUERY_PORT 2 is EINVAL", query_port(fd, p, 2), errno.EINVAL)
+
+
+def pds(fd):
+    r1, r2 = Resp(4), Resp(4)
+    n = len(legacy(CMD_ALLOC_PD, b"\0" * 8, 0))
+    expect_ok("ALLOC_PD", alloc_pd(fd, r1), n)
+    expect_ok("ALLOC_PD again", alloc_pd(fd, r2), n)
+    h1 = struct.unpack("=I", r1.raw())[0]
+    h2 = struct.unpack("=I", r2.raw())[0]
+    report(h1 != h2, "two PDs get two handles", "both %d" % h1)
+    expect_errno("ALLOC_PD with driver data rxe does not take is EINVAL",
+                 do_write(fd, legacy(CMD_ALLOC_PD, struct.pack("=Q", r1.addr),
+                                     1, extra=b"\0" * 8)), errno.EINVAL)
+    bad = max(h1, h2) + 1000
+    expect_errno("DEALLOC_PD of an unknown handle is ENOENT",
+                 dealloc_pd(fd, bad), errno.ENOENT)
+    expect_ok("DEALLOC_PD", dealloc_pd(fd, h1), 12)
+    expect_errno("DEALLOC_PD of the same handle again is ENOENT",
+                 dealloc_pd(fd, h1), errno.ENOENT)
+    expect_errno("DEALLOC_PD with an 8-byte write is ENOSPC",
+                 do_write(fd, legacy(CMD_DEALLOC_PD, b"", 0)), errno.ENOSPC)
+    # h2 stays: closing the file must destroy it.
+    return h2
+
+
+def ioctls(fd):
+    for req, what in ((RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL"),
+                      (0x5401, "TCGETS")):
+        try:
+            fcntl.ioctl(fd, req, bytearray(24))
+            r = 0
+        except OSError as e:
+            r = -e.errno
+        expect_errno("ioctl %s is ENOTTY" % what, r, errno.ENOTTY)
+
+
+def credentials(fd):
+    r = Resp(QUERY_DEVICE_RESP)
+    n = len(legacy(CMD_QUERY_DEVICE, b"\0" * 8, 0))
+
+    def same_creds():
+        return 0 if query_device(fd, r) == n else 1
+
+    def other_user():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+        return 0 if query_device(fd, r) == -errno.EACCES else 1
+
+    report(in_child(same_creds) == 0,
+           "a forked child with the same credentials may write", "it may not")
+    report(in_child(other_user) == 0,
+           "a child that switched to another user gets EACCES",
+           "it did not")
+
+
+def async_fd_checks(afd, flap):
+    fl = fcntl.fcntl(afd, fcntl.F_GETFL)
+    fcntl.fcntl(afd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+    try:
+        os.read(afd, ASYNC_DESC.size)
+        r = 0
+    except OSError as e:
+        r = -e.errno
+    expect_errno("async fd: non-blocking read without events is EAGAIN", r,
+                 errno.EAGAIN)
+    try:
+        os.read(afd, 8)
+        r = 0
+    except OSError as e:
+        r = -e.errno
+    expect_errno("async fd: a read shorter than one event is EINVAL", r,
+                 errno.EINVAL)
+    p = select.poll()
+    p.register(afd, select.POLLIN)
+    report(p.poll(0) == [], "async fd: poll without events is not readable",
+           str(p.poll(0)))
+    fcntl.fcntl(afd, fcntl.F_SETFL, fl)
+    if not flap:
+        return
+
+    subprocess.run(["ip", "link", "set", "dev", flap, "down"], check=True)
+    subprocess.run(["ip", "link", "set", "dev", flap, "up"], check=True)
+    # GID_CHANGE events may come in between (addresses come and go).
+    got = []
+    while (1, IBV_EVENT_PORT_ACTIVE) not in got and p.poll(20000):
+        # Blocking read: an event is queued.
+        element, kind, _ = ASYNC_DESC.unpack(os.read(afd, ASYNC_DESC.size))
+        got.append((element, kind))
+    port = [e for e in got if e[1] in (IBV_EVENT_PORT_ERR, IBV_EVENT_PORT_ACTIVE)]
+    report(port == [(1, IBV_EVENT_PORT_ERR), (1, IBV_EVENT_PORT_ACTIVE)],
+           "async fd: %s down/up gives PORT_ERR then PORT_ACTIVE on port 1" % flap,
+           "events (element, type): %s" % got)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dev", default="/dev/infiniband/uverbs0")
+    ap.add_argument("--rdev", default="231:192",
+                    help="major:minor the node must have")
+    ap.add_argument("--flap", metavar="NETDEV",
+                    help="take NETDEV down and up and expect port events")
+    args = ap.parse_args()
+
+    major, minor = (int(x) for x in args.rdev.split(":"))
+    check_node(args.dev, major, minor)
+    fd = os.open(args.dev, os.O_RDWR | os.O_CLOEXEC)
+    before_context(fd)
+    afd = context(fd)
+    framing(fd)
+    queries(fd)
+    pds(fd)
+    ioctls(fd)
+    credentials(fd)
+    async_fd_checks(afd, args.flap)
+    os.close(fd)
+    os.close(afd)
+    print("%d checks failed" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
