@@ -219,12 +219,7 @@ guest_a() {
 	fi
 
 	check_modules_unload
-	out=$(kmsg_since "$mark" | _kernel_trouble)
-	if [ -z "$out" ]; then
-		ktap_ok "kernel log clean"
-	else
-		ktap_fail "kernel log clean" "$out"
-	fi
+	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 }
 
 guest_b() {
