@@ -8,8 +8,9 @@
  *                             class device is uverbsN (uverbs_main.c)
  *   struct ib_uverbs_file     one per open() of uverbsN
  *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
- *   struct ib_uobject         a user object (a PD in this stage), named
- *                             by a per-file handle (uverbs_uobj.c)
+ *   struct ib_uobject         a user object (a PD or an MR in this
+ *                             stage), named by a per-file handle
+ *                             (uverbs_uobj.c)
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
  *                             (uverbs_event.c)
  *
@@ -108,6 +109,7 @@ struct uverbs_api_object {
 };
 
 extern const struct uverbs_api_object uverbs_type_pd;
+extern const struct uverbs_api_object uverbs_type_mr;
 
 /**
  * struct uverbs_attr_bundle - one command on its way through the layers
@@ -166,6 +168,10 @@ extern const size_t uverbs_legacy_ncmds;
 extern const struct uverbs_write_cmd uverbs_ex_cmds[];
 extern const size_t uverbs_ex_ncmds;
 
+/* uverbs_mr.c */
+int uverbs_cmd_reg_mr(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_dereg_mr(struct uverbs_attr_bundle *attrs);
+
 /* uverbs_uobj.c */
 void uverbs_uobjects_init(struct ib_uverbs_file *ufile);
 struct ib_uobject *uobj_alloc(struct ib_uverbs_file *ufile,
@@ -174,6 +180,10 @@ void uobj_commit(struct ib_uobject *uobj);
 void uobj_abort(struct ib_uobject *uobj);
 int uobj_destroy(struct ib_uverbs_file *ufile,
 		 const struct uverbs_api_object *type, u32 handle);
+struct ib_uobject *uobj_get_shared(struct ib_uverbs_file *ufile,
+				   const struct uverbs_api_object *type,
+				   u32 handle);
+void uobj_put_shared(struct ib_uobject *uobj);
 void uverbs_destroy_ufile(struct ib_uverbs_file *ufile);
 
 /* uverbs_event.c */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The verbs of ib_uverbs' write() commands: GET_CONTEXT, QUERY_DEVICE
- * (legacy and extended), QUERY_PORT, ALLOC_PD and DEALLOC_PD.  Each
+ * (legacy and extended), QUERY_PORT, ALLOC_PD and DEALLOC_PD, and the
+ * command tables (the MR commands are in uverbs_mr.c).  Each
  * handler runs as uverbs_write.c describes: inside the device's SRCU read
  * side, with the file's hw_destroy_rwsem held for reading, and, except
  * GET_CONTEXT, with the file's context in attrs->context.
@@ -469,6 +470,16 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
 		.handler = uverbs_cmd_dealloc_pd,
 		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
+	},
+	[IB_USER_VERBS_CMD_REG_MR] = {
+		.handler = uverbs_cmd_reg_mr,
+		.req_size = sizeof(struct ib_uverbs_reg_mr),
+		.resp_size = sizeof(struct ib_uverbs_reg_mr_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_DEREG_MR] = {
+		.handler = uverbs_cmd_dereg_mr,
+		.req_size = sizeof(struct ib_uverbs_dereg_mr),
 	},
 };
 

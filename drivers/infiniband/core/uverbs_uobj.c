@@ -9,10 +9,13 @@
  * uobj_commit() publishes the object under the handle, or uobj_abort()
  * gives the handle back.  A half-made object can thus never be found.
  *
- * Use count: ib_uobject.usecnt is 0 when the object is idle and -1 while
- * one command holds it exclusively to destroy it; a second command that
- * wants it meanwhile gets -EBUSY.  A later stage adds shared users (an
- * object used by the creation of another) as positive counts.
+ * Use count: ib_uobject.usecnt is 0 when the object is idle, -1 while
+ * one command holds it exclusively to destroy it, and the number of
+ * commands using it otherwise (a PD while an MR is registered on it, for
+ * instance).  A command that wants an object the other way meanwhile
+ * gets -EBUSY.  Objects that outlive the command using them (the MR on
+ * the PD) are counted by the verbs layer's own counts (ib_pd.usecnt),
+ * which the destroy callbacks check.
  *
  * Lifetime: ib_uobject.ref holds one reference for the handle table and
  * one per command that looked the object up.  Lookups run under RCU, so
@@ -115,15 +118,17 @@ void uobj_abort(struct ib_uobject *uobj)
 }
 
 /*
- * The object under @handle, of @type, locked for destruction (usecnt -1)
- * and with a reference, or ERR_PTR(-ENOENT) for an unknown handle,
- * -EINVAL for an object of another type, -EBUSY if it is in use.
+ * The object under @handle, of @type, with a reference and with its use
+ * count taken: exclusively (-1, to destroy it) or shared (one more
+ * user).  ERR_PTR(-ENOENT) for an unknown handle, -EINVAL for an object
+ * of another type, -EBUSY if it is used the other way.
  */
-static struct ib_uobject *uobj_get_destroy(struct ib_uverbs_file *ufile,
-					   const struct uverbs_api_object *type,
-					   u32 handle)
+static struct ib_uobject *uobj_get(struct ib_uverbs_file *ufile,
+				   const struct uverbs_api_object *type,
+				   u32 handle, bool exclusive)
 {
 	struct ib_uobject *uobj;
+	bool taken;
 
 	rcu_read_lock();
 	uobj = xa_load(&ufile->handles, handle);
@@ -137,11 +142,45 @@ static struct ib_uobject *uobj_get_destroy(struct ib_uverbs_file *ufile,
 		uobj_put(uobj);
 		return ERR_PTR(-EINVAL);
 	}
-	if (atomic_cmpxchg(&uobj->usecnt, 0, -1) != 0) {
+	if (exclusive)
+		taken = atomic_cmpxchg(&uobj->usecnt, 0, -1) == 0;
+	else
+		taken = atomic_add_unless(&uobj->usecnt, 1, -1);
+	if (!taken) {
 		uobj_put(uobj);
 		return ERR_PTR(-EBUSY);
 	}
 	return uobj;
+}
+
+/**
+ * uobj_get_shared() - look up an object a command uses without destroying
+ * @ufile: the file
+ * @type: the type the command expects
+ * @handle: the user's handle
+ *
+ * The object cannot be destroyed until uobj_put_shared(); other commands
+ * may use it meanwhile.
+ *
+ * Context: process context, in a command of @ufile.
+ * Return: the uobject; ERR_PTR(-ENOENT) if no object has @handle,
+ * -EINVAL if it is not a @type, -EBUSY while it is being destroyed.
+ */
+struct ib_uobject *uobj_get_shared(struct ib_uverbs_file *ufile,
+				   const struct uverbs_api_object *type,
+				   u32 handle)
+{
+	return uobj_get(ufile, type, handle, false);
+}
+
+/**
+ * uobj_put_shared() - end a use begun by uobj_get_shared()
+ * @uobj: the object
+ */
+void uobj_put_shared(struct ib_uobject *uobj)
+{
+	atomic_dec(&uobj->usecnt);
+	uobj_put(uobj);
 }
 
 /*
@@ -182,7 +221,7 @@ int uobj_destroy(struct ib_uverbs_file *ufile,
 	struct ib_uobject *uobj;
 	int ret;
 
-	uobj = uobj_get_destroy(ufile, type, handle);
+	uobj = uobj_get(ufile, type, handle, true);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
 	ret = uobj_remove(uobj, RDMA_REMOVE_DESTROY);

@@ -312,6 +312,7 @@ bool rxe_srq_take(struct rxe_srq *srq, struct rxe_recv_wqe *out,
 enum rxe_mr_kind {
 	RXE_MR_DMA,		/* any kernel virtual address */
 	RXE_MR_FAST,		/* fast-registration page list */
+	RXE_MR_USER,		/* pinned pages of a process */
 };
 
 /*
@@ -339,12 +340,13 @@ enum rxe_mr_state {
  *	only an IB_WR_REG_MR makes them reachable, by copying them
  * @map_npages: entries of @map_pages in use
  * @map_offset: where in the first page the mapping starts
- * @lock: the registration below.  Every access to the MR's memory checks
- *	it and copies with the read side held (bottom halves off);
- *	registration, invalidation and dereg_mr() change it under the write
- *	side, so once they return no access of the old registration is
- *	still running.  A DMA MR changes only in dereg_mr(), which waits for
- *	an RCU grace period instead: its readers take no lock.
+ * @lock: the registration below, of a fast-reg MR.  Every access to the
+ *	MR's memory checks it and copies with the read side held (bottom
+ *	halves off); registration, invalidation and dereg_mr() change it
+ *	under the write side, so once they return no access of the old
+ *	registration is still running.  DMA and user MRs change only in
+ *	dereg_mr(), which waits for an RCU grace period instead: their
+ *	readers take no lock.
  * @state: enum rxe_mr_state
  * @key: the key the registration answers to
  * @access: IB_ACCESS_* rights of the registration
@@ -352,7 +354,8 @@ enum rxe_mr_state {
  * @length: bytes of the registration
  * @page_shift: log2 of the page size of @pages
  * @offset: where in @pages[0] @iova lies
- * @pages: the registration's page addresses (fast-reg)
+ * @pages: the registration's page addresses (fast-reg and user MRs)
+ * @umem: the pinned memory of a user MR
  */
 struct rxe_mr {
 	struct ib_mr		ibmr;
@@ -375,6 +378,7 @@ struct rxe_mr {
 	u32			page_shift;
 	u32			offset;
 	u64			*pages;
+	struct ib_umem		*umem;
 };
 
 static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
@@ -759,6 +763,8 @@ int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 struct ib_mr *rxe_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata);
 struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

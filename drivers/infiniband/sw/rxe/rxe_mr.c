@@ -2,12 +2,15 @@
 /*
  * Memory regions.  A soft device reaches memory through kernel virtual
  * addresses: the "DMA addresses" the ib_dma_*() helpers give a device
- * without a DMA device are those (ib_uses_virt_dma()).  Two kinds exist:
+ * without a DMA device are those (ib_uses_virt_dma()).  Three kinds exist:
  *
  *   DMA MR      get_dma_mr(): any kernel address, the PD's local_dma_lkey
  *   fast-reg    alloc_mr(IB_MR_TYPE_MEM_REG) + ib_map_mr_sg() + an
  *               IB_WR_REG_MR work request; IB_WR_LOCAL_INV or a SEND with
  *               invalidate makes it FREE again
+ *   user MR     reg_user_mr(): a process's pages, pinned by ib_umem_get()
+ *               for as long as the MR lives; reached through the kernel
+ *               addresses of the pages (no highmem with virtual DMA)
  *
  * Keys: lkey == rkey == index << 8 | key byte, the index naming the slot
  * in rxe_dev.mr_xa.
@@ -26,6 +29,7 @@
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
 
 #include "rxe.h"
 
@@ -141,13 +145,79 @@ int rxe_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return n;
 }
 
+/**
+ * rxe_reg_user_mr() - register memory of the calling process
+ * @pd: the MR's PD
+ * @start: user address of the first byte
+ * @length: bytes
+ * @iova: the address the MR answers to; same page offset as @start
+ * @access: IB_ACCESS_* rights
+ * @udata: the user's driver data (rxe defines none), or NULL for a
+ *	kernel caller of ib_reg_user_mr()
+ *
+ * The pages stay pinned until rxe_dereg_mr().  The registration never
+ * changes, so accesses check it without a lock, as for a DMA MR.
+ *
+ * Context: process context, in the process owning the memory; sleeps.
+ * Return: the MR; ERR_PTR(-EINVAL) for invalid rights or driver data,
+ * ib_umem_get()'s errors, -ENOSPC when the device's MR keys are used up,
+ * -ENOMEM.
+ */
+struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(pd->device);
+	struct sg_dma_page_iter iter;
+	struct ib_umem *umem;
+	struct rxe_mr *mr;
+	u32 n = 0;
+
+	if (!rxe_mr_access_ok(access) ||
+	    (udata && !ib_is_udata_cleared(udata, 0, udata->inlen))) {
+		ibdev_dbg(&rxe->ib_dev,
+			  "user MR: access %#x or driver data refused\n",
+			  access);
+		return ERR_PTR(-EINVAL);
+	}
+	umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = rxe_mr_new(rxe, RXE_MR_USER);
+	if (IS_ERR(mr)) {
+		ib_umem_release(umem);
+		return ERR_CAST(mr);
+	}
+	mr->pages = kvcalloc(ib_umem_num_pages(umem), sizeof(u64), GFP_KERNEL);
+	if (!mr->pages) {
+		xa_erase_irq(&rxe->mr_xa, mr->index);
+		kfree(mr);
+		ib_umem_release(umem);
+		return ERR_PTR(-ENOMEM);
+	}
+	/* Virtual DMA: each page's DMA address is its kernel address. */
+	for_each_sgtable_dma_page(&umem->sgt_append.sgt, &iter, 0)
+		mr->pages[n++] = sg_page_iter_dma_address(&iter);
+	mr->umem = umem;
+	mr->max_pages = n;
+	mr->ibmr.pd = pd;
+	mr->ibmr.page_size = PAGE_SIZE;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_shift = PAGE_SHIFT;
+	mr->offset = ib_umem_offset(umem);
+	mr->state = RXE_MR_VALID;
+	rxe_mr_publish(mr);
+	return &mr->ibmr;
+}
+
 int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
 	struct rxe_dev *rxe = mr->rxe;
 
 	xa_erase_irq(&rxe->mr_xa, mr->index);
-	if (mr->kind == RXE_MR_DMA) {
+	if (mr->kind != RXE_MR_FAST) {
 		WRITE_ONCE(mr->state, RXE_MR_INVALID);
 		/* its accesses run inside RCU read sections */
 		synchronize_rcu();
@@ -157,8 +227,9 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		mr->state = RXE_MR_INVALID;
 		write_unlock_bh(&mr->lock);
 	}
+	ib_umem_release(mr->umem);
 	kfree(mr->map_pages);
-	kfree(mr->pages);
+	kvfree(mr->pages);
 	atomic_dec(&rxe->num_objs);
 	/* a lookup may still be reading the state */
 	kfree_rcu(mr, rcu);

@@ -368,6 +368,7 @@ const struct ib_device_ops rxe_dev_ops = {
 
 	/* memory regions */
 	.get_dma_mr = rxe_get_dma_mr,
+	.reg_user_mr = rxe_reg_user_mr,
 	.alloc_mr = rxe_alloc_mr,
 	.map_mr_sg = rxe_map_mr_sg,
 	.dereg_mr = rxe_dereg_mr,
