@@ -6,8 +6,10 @@ Opens /dev/infiniband/uverbsN with os.open() and writes commands framed as
 libibverbs frames them (struct layouts from <rdma/ib_user_verbs.h>), each
 checked for its result or its errno: framing errors, commands before and
 after GET_CONTEXT, unknown commands, extended QUERY_DEVICE, QUERY_PORT,
-ALLOC_PD/DEALLOC_PD with good and bad handles, ioctl(), credentials, and
-the async event fd (non-blocking read, short read, poll; with --flap NETDEV
+ALLOC_PD/DEALLOC_PD with good and bad handles, REG_MR/DEREG_MR (rights,
+ranges, handles, the pinned page count in /proc/self/status, `rdma res`,
+RLIMIT_MEMLOCK for an unprivileged user), ioctl(), credentials, and the
+async event fd (non-blocking read, short read, poll; with --flap NETDEV
 also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
 
 Output: one line per check, "PASS what" or "FAIL what: detail".  Exit
@@ -18,7 +20,10 @@ import argparse
 import ctypes
 import errno
 import fcntl
+import json
+import mmap
 import os
+import resource
 import select
 import stat
 import struct
@@ -30,6 +35,8 @@ CMD_QUERY_DEVICE = 1
 CMD_QUERY_PORT = 2
 CMD_ALLOC_PD = 3
 CMD_DEALLOC_PD = 4
+CMD_REG_MR = 9
+CMD_DEREG_MR = 13
 CMD_REG_SMR = 10          # in the ABI, implemented by no kernel
 FLAG_EXTENDED = 0x80000000
 
@@ -41,6 +48,11 @@ QUERY_PORT_RESP = struct.Struct("=5I3H14B")   # ib_uverbs_query_port_resp
 ASYNC_DESC = struct.Struct("=QII")      # ib_uverbs_async_event_desc
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
+ACCESS_LOCAL_WRITE = 1
+ACCESS_REMOTE_WRITE = 2
+ACCESS_REMOTE_READ = 4
+ACCESS_ON_DEMAND = 64
+
 IBV_EVENT_PORT_ACTIVE = 9
 IBV_EVENT_PORT_ERR = 10
 
@@ -129,6 +141,53 @@ def query_port(fd, resp, port):
     return do_write(fd, legacy(CMD_QUERY_PORT,
                                struct.pack("=QB7x", resp.addr, port),
                                QUERY_PORT_RESP.size // 4))
+
+
+def reg_mr(fd, resp, pd, start, length, access, hca_va=None, extra=b""):
+    if hca_va is None:
+        hca_va = start
+    return do_write(fd, legacy(CMD_REG_MR,
+                               struct.pack("=QQQQII", resp.addr, start, length,
+                                           hca_va, pd, access), 3, extra=extra))
+
+
+def dereg_mr(fd, handle):
+    return do_write(fd, legacy(CMD_DEREG_MR, struct.pack("=I", handle), 0))
+
+
+def vm_pin_kb():
+    """The VmPin line of /proc/self/status (pinned memory), in kB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmPin:"):
+                return int(line.split()[1])
+    return -1
+
+
+def res_mrs():
+    """This process's MRs as `rdma -j res show mr` lists them."""
+    out = subprocess.run(["rdma", "-j", "res", "show", "mr"], check=True,
+                         capture_output=True, text=True).stdout
+    return [m for m in json.loads(out or "[]") if m.get("pid") == os.getpid()]
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mmap.restype = ctypes.c_void_p
+LIBC.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long)
+
+
+def mapped(size, prot=mmap.PROT_READ | mmap.PROT_WRITE):
+    """The address of a new anonymous mapping, its pages touched."""
+    addr = LIBC.mmap(None, size, prot, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+                     -1, 0)
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mmap")
+    if prot & mmap.PROT_WRITE:
+        ctypes.memset(addr, 0x5a, size)
+    else:
+        ctypes.string_at(addr, size)
+    return addr
 
 
 def in_child(fn):
@@ -300,6 +359,127 @@ def pds(fd):
     return h2
 
 
+def mrs(fd, pd):
+    size = 64 * 1024
+    addr = mapped(size)
+    n = len(legacy(CMD_REG_MR, b"\0" * 40, 0))
+    base = vm_pin_kb()
+    r = Resp(12)
+    expect_ok("REG_MR of 64 KiB, local write and remote read",
+              reg_mr(fd, r, pd, addr, size,
+                     ACCESS_LOCAL_WRITE | ACCESS_REMOTE_READ), n)
+    mr, lkey, rkey = struct.unpack("=III", r.raw())
+    report(vm_pin_kb() == base + 64, "REG_MR: VmPin grows by 64 kB",
+           "VmPin %d kB, was %d kB" % (vm_pin_kb(), base))
+    listed = res_mrs()
+    # rdma -j prints keys as hex strings without "0x".
+    report(len(listed) == 1 and listed[0].get("mrlen") == size and
+           int(str(listed[0].get("rkey")), 16) == rkey,
+           "rdma res show mr lists the MR with its length and rkey",
+           str(listed))
+
+    r2 = Resp(12)
+    expect_ok("REG_MR of 100 bytes at an offset, hca_va elsewhere, same page offset",
+              reg_mr(fd, r2, pd, addr + 4000, 100, 0,
+                     hca_va=0x7000_0000_0000 + 4000), n)
+    mr2 = struct.unpack("=III", r2.raw())[0]
+    report(vm_pin_kb() == base + 72,
+           "REG_MR across a page boundary pins both pages",
+           "VmPin %d kB, want %d" % (vm_pin_kb(), base + 72))
+
+    bad = Resp(12)
+    expect_errno("REG_MR with hca_va at another page offset is EINVAL",
+                 reg_mr(fd, bad, pd, addr, 4096, 0, hca_va=addr + 8),
+                 errno.EINVAL)
+    expect_errno("REG_MR with remote write but no local write is EINVAL",
+                 reg_mr(fd, bad, pd, addr, 4096, ACCESS_REMOTE_WRITE),
+                 errno.EINVAL)
+    expect_errno("REG_MR with an unknown access bit (1 << 15) is EINVAL",
+                 reg_mr(fd, bad, pd, addr, 4096, 1 << 15), errno.EINVAL)
+    expect_errno("REG_MR on demand (no ODP) is EOPNOTSUPP",
+                 reg_mr(fd, bad, pd, addr, 4096, ACCESS_ON_DEMAND),
+                 errno.EOPNOTSUPP)
+    expect_errno("REG_MR of 0 bytes is EINVAL",
+                 reg_mr(fd, bad, pd, addr, 0, 0), errno.EINVAL)
+    expect_errno("REG_MR of a range that wraps is EINVAL",
+                 reg_mr(fd, bad, pd, 0xffff_ffff_ffff_f000, 0x2000, 0),
+                 errno.EINVAL)
+    expect_errno("REG_MR of unmapped memory is EFAULT",
+                 reg_mr(fd, bad, pd, 4096, 4096, 0), errno.EFAULT)
+    ro_addr = mapped(8192, prot=mmap.PROT_READ)
+    expect_errno("REG_MR with local write of read-only memory is EFAULT",
+                 reg_mr(fd, bad, pd, ro_addr, 8192, ACCESS_LOCAL_WRITE),
+                 errno.EFAULT)
+    rro = Resp(12)
+    expect_ok("REG_MR read-only of read-only memory",
+              reg_mr(fd, rro, pd, ro_addr, 8192, ACCESS_REMOTE_READ), n)
+    mr3 = struct.unpack("=III", rro.raw())[0]
+    expect_errno("REG_MR with an unknown PD handle is ENOENT",
+                 reg_mr(fd, bad, pd + 1000, addr, 4096, 0), errno.ENOENT)
+    expect_errno("REG_MR with an MR's handle as the PD is EINVAL",
+                 reg_mr(fd, bad, mr, addr, 4096, 0), errno.EINVAL)
+    expect_errno("REG_MR with driver data rxe does not define is EINVAL",
+                 reg_mr(fd, bad, pd, addr, 4096, 0, extra=b"\1" + b"\0" * 7),
+                 errno.EINVAL)
+    expect_errno("REG_MR with room for 8 response bytes is ENOSPC",
+                 do_write(fd, legacy(CMD_REG_MR,
+                                     struct.pack("=QQQQII", bad.addr, addr,
+                                                 4096, addr, pd, 0), 2)),
+                 errno.ENOSPC)
+    expect_errno("DEALLOC_PD while it has MRs is EBUSY", dealloc_pd(fd, pd),
+                 errno.EBUSY)
+    expect_errno("DEREG_MR with the PD's handle is EINVAL", dereg_mr(fd, pd),
+                 errno.EINVAL)
+    expect_ok("DEREG_MR", dereg_mr(fd, mr), 12)
+    expect_errno("DEREG_MR of the same handle again is ENOENT",
+                 dereg_mr(fd, mr), errno.ENOENT)
+    expect_ok("DEREG_MR of the read-only MR", dereg_mr(fd, mr3), 12)
+    report(vm_pin_kb() == base + 8,
+           "DEREG_MR: VmPin back down to the MR left",
+           "VmPin %d kB, want %d" % (vm_pin_kb(), base + 8))
+    report(mr2 not in (mr, mr3), "three MRs get three handles",
+           "handles %d %d %d" % (mr, mr2, mr3))
+    # mr2 stays: closing the file must deregister it.
+    return base
+
+
+def memlock_user(dev):
+    """RLIMIT_MEMLOCK as an unprivileged user, on a file of its own."""
+    def child():
+        resource.setrlimit(resource.RLIMIT_MEMLOCK, (64 * 1024, 64 * 1024))
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+        fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
+        if get_context(fd, Resp(8)) <= 0:
+            return 10
+        r = Resp(4)
+        if alloc_pd(fd, r) <= 0:
+            return 11
+        pd = struct.unpack("=I", r.raw())[0]
+        addr = mapped(256 * 1024)
+        mr = Resp(12)
+        if reg_mr(fd, mr, pd, addr, 48 * 1024, ACCESS_LOCAL_WRITE) <= 0:
+            return 12
+        if reg_mr(fd, Resp(12), pd, addr, 32 * 1024, 0) != -errno.ENOMEM:
+            return 13
+        if reg_mr(fd, Resp(12), pd, addr, 16 * 1024, 0) <= 0:
+            return 14
+        if dereg_mr(fd, struct.unpack("=III", mr.raw())[0]) != 12:
+            return 15
+        if reg_mr(fd, Resp(12), pd, addr, 48 * 1024, 0) <= 0:
+            return 16
+        resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+        if reg_mr(fd, Resp(12), pd, addr, 4096, 0) != -errno.EPERM:
+            return 17
+        return 0
+
+    rc = in_child(child)
+    report(rc == 0,
+           "unprivileged user: REG_MR up to RLIMIT_MEMLOCK (64 KiB), ENOMEM beyond, EPERM at 0",
+           "step %d failed" % rc)
+
+
 def ioctls(fd):
     for req, what in ((RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL"),
                       (0x5401, "TCGETS")):
@@ -386,12 +566,18 @@ def main():
     afd = context(fd)
     framing(fd)
     queries(fd)
-    pds(fd)
+    pd = pds(fd)
+    base = mrs(fd, pd)
+    memlock_user(args.dev)
     ioctls(fd)
     credentials(fd)
     async_fd_checks(afd, args.flap)
     os.close(fd)
     os.close(afd)
+    report(vm_pin_kb() == base and res_mrs() == [],
+           "closing the file deregisters its MRs",
+           "VmPin %d kB (was %d), MRs listed: %s" % (vm_pin_kb(), base,
+                                                      res_mrs()))
     print("%d checks failed" % len(FAILED))
     return 1 if FAILED else 0
 

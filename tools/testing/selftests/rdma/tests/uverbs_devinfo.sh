@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# ib_uverbs, stage 1 (discovery, contexts, queries, PDs) with Debian's
+# ib_uverbs (discovery, contexts, queries, PDs, MRs) with Debian's
 # unmodified rdma-core:
 #   a (project): the sysfs and /dev plumbing of uverbs0; ibv_devices lists
 #      rxe0; ibv_devinfo -v -d rxe0 works; uverbs_write_errors.py drives
 #      write() by hand (framing errnos, commands before and after
 #      GET_CONTEXT, unknown commands, ex QUERY_DEVICE, QUERY_PORT,
-#      ALLOC_PD/DEALLOC_PD handles, ioctl ENOTTY, credentials, the async
+#      ALLOC_PD/DEALLOC_PD handles, REG_MR/DEREG_MR with pinned-page and
+#      RLIMIT_MEMLOCK accounting, ioctl ENOTTY, credentials, the async
 #      event fd with port events from a netdev down/up); pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
@@ -70,12 +71,14 @@ pyverbs_check() {
 import json, subprocess, sys
 from pyverbs.device import Context
 from pyverbs.pd import PD
+from pyverbs.mr import MR
+import pyverbs.enums as e
 
 def counts():
     rows = json.loads(subprocess.run(["rdma", "-j", "resource", "show"],
                                      capture_output=True, check=True).stdout)
     row = [r for r in rows if r.get("ifname") == "rxe0"][0]
-    return row["pd"], row["ctx"]
+    return row["pd"], row["ctx"], row["mr"]
 
 ctx = Context(name="rxe0")
 dev = ctx.query_device()
@@ -86,16 +89,20 @@ print("max_qp %d, max_cqe %d, phys_port_cnt %d; port 1 state %d, active_mtu %d"
 assert dev.phys_port_cnt == 1 and dev.max_qp > 0, "device attributes"
 assert port.state == 4, "port 1 not ACTIVE"
 pd = PD(ctx)
+mr = MR(pd, 1 << 20, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE)
+mr.write(b"x" * 4096, 4096)
+print("ibv_reg_mr of 1 MiB: lkey %#x rkey %#x" % (mr.lkey, mr.rkey))
 live = counts()
+mr.close()
 pd.close()
 ctx.close()
-print("while the PD lived: pd=%d ctx=%d" % live)
-assert live == (1, 1), "rdma resource show: want pd=1 ctx=1, got pd=%d ctx=%d" % live
+print("while the PD and MR lived: pd=%d ctx=%d mr=%d" % live)
+assert live == (1, 1, 1), "rdma resource show: want pd=1 ctx=1 mr=1, got pd=%d ctx=%d mr=%d" % live
 PY
 }
 
 rxe0_res_empty() {
-	[ "$(rdma_res_counts rxe0 pd ctx)" = "pd=0 ctx=0" ]
+	[ "$(rdma_res_counts rxe0 pd ctx mr)" = "pd=0 ctx=0 mr=0" ]
 }
 
 process_gone() {
@@ -195,13 +202,14 @@ guest_a() {
 	else
 		ktap_fail "uverbs_write_errors.py exits 0" "rc=$rc: $(tail -n 3 <<<"$out")"
 	fi
-	# The script left a PD behind: closing its file destroyed it.
+	# The script left a PD and an MR behind: closing its file destroyed
+	# them.
 	retry_until 10 rxe0_res_empty
-	out=$(rdma_res_counts rxe0 pd ctx)
-	if [ "$out" = "pd=0 ctx=0" ]; then
-		ktap_ok "closing the file destroyed its PD and context"
+	out=$(rdma_res_counts rxe0 pd ctx mr)
+	if [ "$out" = "pd=0 ctx=0 mr=0" ]; then
+		ktap_ok "closing the file destroyed its MR, PD and context"
 	else
-		ktap_fail "closing the file destroyed its PD and context" "$out"
+		ktap_fail "closing the file destroyed its MR, PD and context" "$out"
 	fi
 
 	check_delete_waits
@@ -212,9 +220,9 @@ guest_a() {
 	rc=$?
 	ktap_diag "$out"
 	if [ "$rc" -eq 0 ]; then
-		ktap_ok "pyverbs: open rxe0, query device and port, PD, close"
+		ktap_ok "pyverbs: open rxe0, query device and port, PD, MR, close"
 	else
-		ktap_fail "pyverbs: open rxe0, query device and port, PD, close" \
+		ktap_fail "pyverbs: open rxe0, query device and port, PD, MR, close" \
 			"$(tail -n 2 <<<"$out")"
 	fi
 
