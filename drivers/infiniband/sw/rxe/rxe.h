@@ -166,7 +166,7 @@ static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
 }
 
 /**
- * struct rxe_av - where packets go, resolved once
+ * struct rxe_dest - where packets go, resolved once
  * @net_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
  * @saddr: source address (IPv4 in @saddr.v4 when @net_type is IPv4)
  * @daddr: destination address
@@ -181,7 +181,7 @@ static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
  * Send work requests copy the AV of their AH, so the send path never looks
  * an AH up and never holds one.
  */
-struct rxe_av {
+struct rxe_dest {
 	enum rdma_network_type	net_type;
 	union {
 		__be32		v4;
@@ -207,7 +207,7 @@ struct rxe_av {
 struct rxe_ah {
 	struct ib_ah		ibah;
 	seqlock_t		lock;
-	struct rxe_av		av;
+	struct rxe_dest		av;
 };
 
 static inline struct rxe_ah *to_rah(struct ib_ah *ah)
@@ -216,9 +216,9 @@ static inline struct rxe_ah *to_rah(struct ib_ah *ah)
 }
 
 int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
-		     struct rxe_av *av);
-void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr);
-void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_av *av);
+		     struct rxe_dest *av);
+void rxe_av_to_attr(const struct rxe_dest *av, struct rdma_ah_attr *attr);
+void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_dest *av);
 
 /* ---- CQ ------------------------------------------------------------------- */
 
@@ -254,7 +254,7 @@ int rxe_cq_post(struct rxe_cq *cq, const struct ib_wc *wc, bool solicited);
 
 /* ---- receive queues (QP RQ and SRQ) --------------------------------------- */
 
-struct rxe_recv_wqe {
+struct rxe_rq_entry {
 	u64			wr_id;
 	u32			num_sge;
 	u32			length;
@@ -274,7 +274,7 @@ struct rxe_recv_wqe {
  */
 struct rxe_rq {
 	spinlock_t		lock;		/* the ring */
-	struct rxe_recv_wqe	*wqe;
+	struct rxe_rq_entry	*wqe;
 	struct ib_sge		*sge;
 	u32			size;
 	u32			head;
@@ -304,7 +304,7 @@ static inline struct rxe_srq *to_rsrq(struct ib_srq *srq)
 	return container_of(srq, struct rxe_srq, ibsrq);
 }
 
-bool rxe_srq_take(struct rxe_srq *srq, struct rxe_recv_wqe *out,
+bool rxe_srq_take(struct rxe_srq *srq, struct rxe_rq_entry *out,
 		  struct ib_sge *sge);
 
 /* ---- MR ------------------------------------------------------------------- */
@@ -409,7 +409,7 @@ enum rxe_wqe_state {
 };
 
 /**
- * struct rxe_send_wqe - one send work request and its progress
+ * struct rxe_sq_entry - one send work request and its progress
  * @opcode: IB_WR_*
  * @send_flags: IB_SEND_*
  * @length: payload bytes of the message
@@ -432,14 +432,14 @@ enum rxe_wqe_state {
  * @last_psn: PSN of the last packet (READ: of the last response)
  * @sent: payload bytes already sent (READ: received)
  */
-struct rxe_send_wqe {
+struct rxe_sq_entry {
 	enum ib_wr_opcode	opcode;
 	int			send_flags;
 	u32			length;
 	u32			num_sge;
 	struct ib_sge		*sge;
 	u64			wr_id;
-	struct rxe_av		av;
+	struct rxe_dest		av;
 	u32			remote_qpn;
 	u32			remote_qkey;
 	u64			remote_addr;
@@ -473,7 +473,7 @@ struct rxe_send_wqe {
  */
 struct rxe_sq {
 	spinlock_t		lock;		/* producers */
-	struct rxe_send_wqe	*wqe;
+	struct rxe_sq_entry	*wqe;
 	struct ib_sge		*sge;
 	u32			size;
 	u32			head;
@@ -572,7 +572,7 @@ struct rxe_qp {
 	struct ib_qp_attr	attr;
 	u32			type_mask;
 	u32			mtu;
-	struct rxe_av		av;
+	struct rxe_dest		av;
 	u16			src_port;
 	bool			sig_all;
 
@@ -616,7 +616,7 @@ struct rxe_qp {
 		bool		in_send;	/* a multi-packet SEND is open */
 		bool		in_write;	/* a multi-packet WRITE is open */
 		bool		have_wqe;	/* @wqe is taken from the RQ */
-		struct rxe_recv_wqe wqe;	/* receive WQE of the open SEND */
+		struct rxe_rq_entry wqe;	/* receive WQE of the open SEND */
 		struct ib_sge	sge[RXE_MAX_SGE];
 		u32		offset;		/* bytes of it filled */
 		u32		wkey;		/* rkey of the open WRITE */
@@ -655,7 +655,7 @@ void rxe_qp_kick(struct rxe_qp *qp);
 void rxe_qp_error(struct rxe_qp *qp);
 void rxe_qp_async_event(struct rxe_qp *qp, enum ib_event_type type);
 void rxe_qp_flush(struct rxe_qp *qp);
-bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_recv_wqe *out,
+bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
 		      struct ib_sge *sge);
 void rxe_qp_post_recv_cqe(struct rxe_qp *qp, const struct ib_wc *wc,
 			  bool solicited);
@@ -710,9 +710,9 @@ static inline struct rxe_skb_cb *rxe_cb(struct sk_buff *skb)
 	return (struct rxe_skb_cb *)skb->cb;
 }
 
-struct sk_buff *rxe_pkt_alloc(struct rxe_dev *rxe, const struct rxe_av *av,
+struct sk_buff *rxe_pkt_alloc(struct rxe_dev *rxe, const struct rxe_dest *av,
 			      u32 hdr_len, u32 paylen, u8 **bth);
-int rxe_xmit(struct rxe_dev *rxe, const struct rxe_av *av, u16 sport,
+int rxe_xmit(struct rxe_dev *rxe, const struct rxe_dest *av, u16 sport,
 	     struct sk_buff *skb);
 void rxe_rcv(struct rxe_dev *rxe, struct sk_buff *skb);
 void rxe_drop(struct rxe_dev *rxe, struct sk_buff *skb, enum rxe_drop why);

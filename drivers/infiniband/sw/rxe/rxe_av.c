@@ -4,7 +4,7 @@
  * once (IP version, addresses, flow label, traffic class, hop limit), for
  * address handles and for the primary path of RC and UC QPs.
  *
- * Address handles are the core's allocation with struct rxe_av inline:
+ * Address handles are the core's allocation with struct rxe_dest inline:
  * creating one fills the AV and takes no lock and allocates nothing, so
  * create_ah and destroy_ah are safe in any context, with or without
  * RDMA_CREATE_AH_SLEEPABLE.  AHs are not indexed; a UD send copies the AV
@@ -29,7 +29,7 @@
  * is not RoCE v2, or addresses of different IP versions.
  */
 int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
-		     struct rxe_av *av)
+		     struct rxe_dest *av)
 {
 	const struct ib_global_route *grh = &attr->grh;
 	const struct ib_gid_attr *sgid = grh->sgid_attr;
@@ -71,7 +71,7 @@ int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
  * @av: the AV
  * @attr: destination fields filled in (no source GID entry reference)
  */
-void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr)
+void rxe_av_to_attr(const struct rxe_dest *av, struct rdma_ah_attr *attr)
 {
 	struct ib_global_route *grh = &attr->grh;
 
@@ -99,7 +99,7 @@ void rxe_av_to_attr(const struct rxe_av *av, struct rdma_ah_attr *attr)
  *
  * Context: any; retries while rxe_modify_ah() rewrites the AV.
  */
-void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_av *av)
+void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_dest *av)
 {
 	unsigned int seq;
 
@@ -126,7 +126,7 @@ int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
 	struct rxe_ah *ah = to_rah(ibah);
-	struct rxe_av av;
+	struct rxe_dest av;
 	unsigned long flags;
 	int ret;
 
@@ -141,7 +141,7 @@ int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 
 int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
-	struct rxe_av av;
+	struct rxe_dest av;
 
 	memset(attr, 0, sizeof(*attr));
 	rxe_ah_get_av(to_rah(ibah), &av);

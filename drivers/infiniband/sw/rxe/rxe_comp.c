@@ -31,7 +31,7 @@ static enum ib_wc_opcode rxe_wc_opcode(enum ib_wr_opcode op)
 	}
 }
 
-static struct rxe_send_wqe *rxe_sq_at(struct rxe_qp *qp, u32 i)
+static struct rxe_sq_entry *rxe_sq_at(struct rxe_qp *qp, u32 i)
 {
 	return &qp->sq.wqe[i & (qp->sq.size - 1)];
 }
@@ -44,7 +44,7 @@ static struct rxe_send_wqe *rxe_sq_at(struct rxe_qp *qp, u32 i)
  */
 void rxe_comp_retire(struct rxe_qp *qp)
 {
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	struct ib_wc wc;
 	bool failed;
 
@@ -82,7 +82,7 @@ void rxe_comp_retire(struct rxe_qp *qp)
 /* Fail the oldest unfinished WQE with @status and the QP with it. */
 static void rxe_comp_fail(struct rxe_qp *qp, enum ib_wc_status status)
 {
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	u32 i;
 
 	for (i = qp->sq.tail; i != qp->req.idx; i++) {
@@ -115,7 +115,7 @@ static void rxe_comp_progress(struct rxe_qp *qp)
  */
 static bool rxe_comp_ack_upto(struct rxe_qp *qp, u32 psn)
 {
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	u32 i;
 
 	for (i = qp->sq.tail; i != qp->req.idx; i++) {
@@ -140,9 +140,9 @@ static bool rxe_comp_ack_upto(struct rxe_qp *qp, u32 psn)
 }
 
 /* The WQE a response at @psn belongs to, or NULL. */
-static struct rxe_send_wqe *rxe_comp_wqe_of(struct rxe_qp *qp, u32 psn)
+static struct rxe_sq_entry *rxe_comp_wqe_of(struct rxe_qp *qp, u32 psn)
 {
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	u32 i;
 
 	for (i = qp->sq.tail; i != qp->req.idx; i++) {
@@ -174,7 +174,7 @@ static void rxe_comp_retry_now(struct rxe_qp *qp)
 
 static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	u32 off;
 
 	if (pkt->psn != qp->comp.psn) {
@@ -219,7 +219,7 @@ static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 
 static void rxe_comp_atomic_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	u64 orig;
 
 	if (pkt->psn != qp->comp.psn) {

@@ -388,7 +388,7 @@ static struct notifier_block rxe_netdev_nb = {
 
 /* ---- transmit ------------------------------------------------------------- */
 
-static unsigned int rxe_l3_bytes(const struct rxe_av *av)
+static unsigned int rxe_l3_bytes(const struct rxe_dest *av)
 {
 	return av->net_type == RDMA_NETWORK_IPV4 ? RXE_IPV4_BYTES :
 						   RXE_IPV6_BYTES;
@@ -408,7 +408,7 @@ static unsigned int rxe_l3_bytes(const struct rxe_av *av)
  * Context: any (GFP_ATOMIC).
  * Return: the skb, or NULL (no netdev, no memory).
  */
-struct sk_buff *rxe_pkt_alloc(struct rxe_dev *rxe, const struct rxe_av *av,
+struct sk_buff *rxe_pkt_alloc(struct rxe_dev *rxe, const struct rxe_dest *av,
 			      u32 hdr_len, u32 paylen, u8 **bth)
 {
 	struct net_device *ndev = rxe_ndev_get(rxe);
@@ -431,7 +431,7 @@ struct sk_buff *rxe_pkt_alloc(struct rxe_dev *rxe, const struct rxe_av *av,
 	return skb;
 }
 
-static int rxe_xmit4(struct rxe_dev *rxe, const struct rxe_av *av,
+static int rxe_xmit4(struct rxe_dev *rxe, const struct rxe_dest *av,
 		     struct sk_buff *skb, struct net_device *ndev)
 {
 	struct net *net = dev_net(ndev);
@@ -470,7 +470,7 @@ static int rxe_xmit4(struct rxe_dev *rxe, const struct rxe_av *av,
 	return ip_local_out(net, NULL, skb);
 }
 
-static int rxe_xmit6(struct rxe_dev *rxe, const struct rxe_av *av,
+static int rxe_xmit6(struct rxe_dev *rxe, const struct rxe_dest *av,
 		     struct sk_buff *skb, struct net_device *ndev)
 {
 	struct net *net = dev_net(ndev);
@@ -532,7 +532,7 @@ static int rxe_xmit6(struct rxe_dev *rxe, const struct rxe_av *av,
  * Context: process or softirq context; does not sleep.
  * Return: 0, or a negative errno if the packet could not be sent.
  */
-int rxe_xmit(struct rxe_dev *rxe, const struct rxe_av *av, u16 sport,
+int rxe_xmit(struct rxe_dev *rxe, const struct rxe_dest *av, u16 sport,
 	     struct sk_buff *skb)
 {
 	struct net_device *ndev = rxe_ndev_get(rxe);

@@ -85,7 +85,7 @@ static void rxe_flush_sq(struct rxe_qp *qp)
 	rxe_comp_retire(qp);
 	/* pairs with the release in post_send: WQEs up to head are filled */
 	while (qp->sq.tail != smp_load_acquire(&qp->sq.head)) {
-		struct rxe_send_wqe *wqe =
+		struct rxe_sq_entry *wqe =
 			&qp->sq.wqe[qp->sq.tail & (qp->sq.size - 1)];
 
 		wc.wr_id = wqe->wr_id;
@@ -102,7 +102,7 @@ static void rxe_flush_sq(struct rxe_qp *qp)
 
 static void rxe_flush_rq(struct rxe_qp *qp)
 {
-	struct rxe_recv_wqe wqe;
+	struct rxe_rq_entry wqe;
 	struct ib_wc wc = {};
 	unsigned long flags;
 
@@ -296,10 +296,10 @@ void rxe_qp_error(struct rxe_qp *qp)
  * Context: any.
  * Return: false if none is posted.
  */
-bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_recv_wqe *out,
+bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
 		      struct ib_sge *sge)
 {
-	struct rxe_recv_wqe *w;
+	struct rxe_rq_entry *w;
 	unsigned long flags;
 
 	if (qp->srq)
@@ -371,7 +371,7 @@ void rxe_rq_free(struct rxe_rq *rq)
 int rxe_rq_post(struct rxe_rq *rq, const struct ib_recv_wr *wr,
 		const struct ib_recv_wr **bad_wr)
 {
-	struct rxe_recv_wqe *w;
+	struct rxe_rq_entry *w;
 	unsigned long flags;
 	int ret = 0, i;
 	u64 len;
@@ -661,7 +661,7 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
-	struct rxe_av av = {};
+	struct rxe_dest av = {};
 	enum ib_qp_state cur, next;
 	int ret;
 

@@ -13,7 +13,7 @@
  */
 #include "rxe.h"
 
-static bool rxe_wqe_is_rd_atomic(const struct rxe_send_wqe *wqe)
+static bool rxe_wqe_is_rd_atomic(const struct rxe_sq_entry *wqe)
 {
 	return wqe->opcode == IB_WR_RDMA_READ ||
 	       wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
@@ -22,7 +22,7 @@ static bool rxe_wqe_is_rd_atomic(const struct rxe_send_wqe *wqe)
 
 /* Packets (and PSNs) a message uses. */
 static u32 rxe_wqe_npkts(const struct rxe_qp *qp,
-			 const struct rxe_send_wqe *wqe)
+			 const struct rxe_sq_entry *wqe)
 {
 	if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
@@ -32,7 +32,7 @@ static u32 rxe_wqe_npkts(const struct rxe_qp *qp,
 
 /* The opcode of the next packet of @wqe, @n payload bytes from @sent on. */
 static u8 rxe_req_opcode(const struct rxe_qp *qp,
-			 const struct rxe_send_wqe *wqe, u32 n)
+			 const struct rxe_sq_entry *wqe, u32 n)
 {
 	bool first = wqe->sent == 0;
 	bool last = wqe->sent + n >= wqe->length;
@@ -75,7 +75,7 @@ static u8 rxe_req_opcode(const struct rxe_qp *qp,
 }
 
 /* Copy @n bytes of the message from @off into @buf (gather list or inline). */
-static int rxe_req_gather(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+static int rxe_req_gather(struct rxe_qp *qp, struct rxe_sq_entry *wqe,
 			  u32 off, u8 *buf, u32 n)
 {
 	if (!n)
@@ -103,11 +103,11 @@ void rxe_retrans_timer_arm(struct rxe_qp *qp)
 }
 
 /* Build and send the next packet of @wqe.  Returns 0 or a negative errno. */
-static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 {
 	struct rxe_dev *rxe = qp->rxe;
 	bool ud = qp->type_mask == RXE_MASK_UD;
-	const struct rxe_av *av = ud ? &wqe->av : &qp->av;
+	const struct rxe_dest *av = ud ? &wqe->av : &qp->av;
 	u32 n = 0, mask, hdr_len, psn = qp->req.psn, dqpn;
 	bool last, ackreq, se;
 	struct sk_buff *skb;
@@ -189,7 +189,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 	return 0;
 }
 
-static void rxe_req_local_op(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
+static void rxe_req_local_op(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 {
 	int ret;
 
@@ -218,7 +218,7 @@ static void rxe_req_local_op(struct rxe_qp *qp, struct rxe_send_wqe *wqe)
 int rxe_req_process(struct rxe_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	int done = 0;
 	u32 head;
 
@@ -301,7 +301,7 @@ void rxe_req_retry(struct rxe_qp *qp)
 {
 	/* pairs with the release in post_send: WQEs up to head are filled */
 	u32 i, head = smp_load_acquire(&qp->sq.head);
-	struct rxe_send_wqe *wqe;
+	struct rxe_sq_entry *wqe;
 	int done;
 
 	qp->req.idx = qp->sq.tail;

@@ -58,7 +58,7 @@ void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
 	const u8 *deth = rxe_pkt_ext(pkt, RXE_MASK_DETH);
 	bool ipv6 = rxe_cb(skb)->ipv6;
 	struct ib_sge sge[RXE_MAX_SGE];
-	struct rxe_recv_wqe wqe;
+	struct rxe_rq_entry wqe;
 	u8 hdr[RXE_GRH_BYTES];
 	struct ib_wc wc = {};
 

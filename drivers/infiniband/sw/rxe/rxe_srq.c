@@ -86,11 +86,11 @@ int rxe_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
  * Context: any.
  * Return: false if the SRQ is empty.
  */
-bool rxe_srq_take(struct rxe_srq *srq, struct rxe_recv_wqe *out,
+bool rxe_srq_take(struct rxe_srq *srq, struct rxe_rq_entry *out,
 		  struct ib_sge *sge)
 {
 	struct rxe_rq *rq = &srq->rq;
-	struct rxe_recv_wqe *w;
+	struct rxe_rq_entry *w;
 	unsigned long flags;
 	bool event = false;
 

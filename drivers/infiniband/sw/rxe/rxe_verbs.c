@@ -151,7 +151,7 @@ static bool rxe_opcode_ok(const struct rxe_qp *qp, enum ib_wr_opcode op)
 }
 
 static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
-			struct rxe_send_wqe *wqe)
+			struct rxe_sq_entry *wqe)
 {
 	struct ib_sge *sge = wqe->sge;
 	u64 len = 0;
