@@ -8,9 +8,10 @@
  *                             class device is uverbsN (uverbs_main.c)
  *   struct ib_uverbs_file     one per open() of uverbsN
  *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
- *   struct ib_uobject         a user object (a PD or an MR in this
- *                             stage), named by a per-file handle
+ *   struct ib_uobject         a user object (a PD, an MR or a CQ in
+ *                             this stage), named by a per-file handle
  *                             (uverbs_uobj.c)
+ *   struct uverbs_comp_file   a completion channel (uverbs_event.c)
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
  *                             (uverbs_event.c)
  *
@@ -37,6 +38,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 /**
  * struct ib_uverbs_device - the uverbs side of one ib_device
@@ -98,40 +100,22 @@ struct ib_uverbs_file {
 
 /*
  * The per-type part of a user object, and what destroying it needs.
+ * @obj_size: bytes of the per-type structure that embeds struct
+ *	ib_uobject as its first member; 0 for a bare ib_uobject.
  * @destroy undoes the object behind uobj->object; with
  * RDMA_REMOVE_DESTROY and RDMA_REMOVE_CLOSE it may refuse with -EBUSY
  * while other objects still use it.
  */
 struct uverbs_api_object {
 	const char	*name;
+	size_t		obj_size;
 	int		(*destroy)(struct ib_uobject *uobj,
 				   enum rdma_remove_reason why);
 };
 
 extern const struct uverbs_api_object uverbs_type_pd;
 extern const struct uverbs_api_object uverbs_type_mr;
-
-/**
- * struct uverbs_attr_bundle - one command on its way through the layers
- * @ufile: the file written to
- * @ib_dev: the device, valid for the whole command
- * @context: the file's ucontext (NULL only for GET_CONTEXT)
- * @core_in: user address of the core request (after the headers)
- * @core_in_len: its length in bytes
- * @core_out: user address of the core response (0: none)
- * @core_out_len: bytes user space made room for
- * @driver_udata: the provider's request and response buffers
- */
-struct uverbs_attr_bundle {
-	struct ib_uverbs_file		*ufile;
-	struct ib_device		*ib_dev;
-	struct ib_ucontext		*context;
-	const void __user		*core_in;
-	size_t				core_in_len;
-	void __user			*core_out;
-	size_t				core_out_len;
-	struct ib_udata			driver_udata;
-};
+extern const struct uverbs_api_object uverbs_type_cq;
 
 /* uverbs_write.c */
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
@@ -168,6 +152,13 @@ extern const size_t uverbs_legacy_ncmds;
 extern const struct uverbs_write_cmd uverbs_ex_cmds[];
 extern const size_t uverbs_ex_ncmds;
 
+/* uverbs_cq.c */
+int uverbs_cmd_create_comp_channel(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_create_cq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_ex_create_cq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_req_notify_cq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs);
+
 /* uverbs_mr.c */
 int uverbs_cmd_reg_mr(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_dereg_mr(struct uverbs_attr_bundle *attrs);
@@ -180,16 +171,42 @@ void uobj_commit(struct ib_uobject *uobj);
 void uobj_abort(struct ib_uobject *uobj);
 int uobj_destroy(struct ib_uverbs_file *ufile,
 		 const struct uverbs_api_object *type, u32 handle);
+struct ib_uobject *uobj_destroy_hold(struct ib_uverbs_file *ufile,
+				     const struct uverbs_api_object *type,
+				     u32 handle);
+void uobj_release_hold(struct ib_uobject *uobj);
 struct ib_uobject *uobj_get_shared(struct ib_uverbs_file *ufile,
 				   const struct uverbs_api_object *type,
 				   u32 handle);
 void uobj_put_shared(struct ib_uobject *uobj);
 void uverbs_destroy_ufile(struct ib_uverbs_file *ufile);
 
+/**
+ * struct uverbs_comp_event - a CQ's event in its completion channel
+ * @list: on the channel's pending list while the CQ has an unread
+ *	event, empty otherwise
+ * @cq_handle: what read() gives user space: the CQ's user_handle
+ * @reported: the CQ's events user space has read
+ *
+ * @list and @reported are protected by the channel's lock.
+ */
+struct uverbs_comp_event {
+	struct list_head	list;
+	u64			cq_handle;
+	u32			reported;
+};
+
 /* uverbs_event.c */
 struct file *uverbs_async_file_create(struct uverbs_async_file **async);
 void uverbs_async_file_put(struct uverbs_async_file *async);
 void uverbs_async_event(struct uverbs_async_file *async, u64 element,
 			u32 event_type);
+struct file *uverbs_comp_file_create(void);
+struct uverbs_comp_file *uverbs_comp_file_get(int fd);
+void uverbs_comp_file_put(struct uverbs_comp_file *comp);
+void uverbs_comp_notify(struct uverbs_comp_file *comp,
+			struct uverbs_comp_event *ev);
+u32 uverbs_comp_event_withdraw(struct uverbs_comp_file *comp,
+			       struct uverbs_comp_event *ev);
 
 #endif /* _UVERBS_H */

@@ -2,7 +2,8 @@
 /*
  * The verbs of ib_uverbs' write() commands: GET_CONTEXT, QUERY_DEVICE
  * (legacy and extended), QUERY_PORT, ALLOC_PD and DEALLOC_PD, and the
- * command tables (the MR commands are in uverbs_mr.c).  Each
+ * command tables (the MR commands are in uverbs_mr.c, the CQ ones in
+ * uverbs_cq.c).  Each
  * handler runs as uverbs_write.c describes: inside the device's SRCU read
  * side, with the file's hw_destroy_rwsem held for reading, and, except
  * GET_CONTEXT, with the file's context in attrs->context.
@@ -481,6 +482,26 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 		.handler = uverbs_cmd_dereg_mr,
 		.req_size = sizeof(struct ib_uverbs_dereg_mr),
 	},
+	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = {
+		.handler = uverbs_cmd_create_comp_channel,
+		.req_size = sizeof(struct ib_uverbs_create_comp_channel),
+		.resp_size = sizeof(struct ib_uverbs_create_comp_channel_resp),
+	},
+	[IB_USER_VERBS_CMD_CREATE_CQ] = {
+		.handler = uverbs_cmd_create_cq,
+		.req_size = sizeof(struct ib_uverbs_create_cq),
+		.resp_size = sizeof(struct ib_uverbs_create_cq_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_DESTROY_CQ] = {
+		.handler = uverbs_cmd_destroy_cq,
+		.req_size = sizeof(struct ib_uverbs_destroy_cq),
+		.resp_size = sizeof(struct ib_uverbs_destroy_cq_resp),
+	},
+	[IB_USER_VERBS_CMD_REQ_NOTIFY_CQ] = {
+		.handler = uverbs_cmd_req_notify_cq,
+		.req_size = sizeof(struct ib_uverbs_req_notify_cq),
+	},
 };
 
 const size_t uverbs_legacy_ncmds = ARRAY_SIZE(uverbs_legacy_cmds);
@@ -490,6 +511,12 @@ const struct uverbs_write_cmd uverbs_ex_cmds[] = {
 		.handler = uverbs_cmd_ex_query_device,
 		.req_size = sizeof(struct ib_uverbs_ex_query_device),
 		/* The answer is cut to the room given, whatever it is. */
+		.udata = 1,
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_CQ] = {
+		.handler = uverbs_cmd_ex_create_cq,
+		.req_size = sizeof(struct ib_uverbs_ex_create_cq),
+		.resp_size = sizeof(struct ib_uverbs_ex_create_cq_resp),
 		.udata = 1,
 	},
 };

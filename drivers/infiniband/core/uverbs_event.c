@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The asynchronous event file GET_CONTEXT hands out: an anonymous inode
- * "[infinibandevent]" from which user space reads one 16-byte
- * struct ib_uverbs_async_event_desc per read(), blocking, or -EAGAIN
- * with O_NONBLOCK; poll() reports it readable while an event is queued.
+ * The event files of ib_uverbs, anonymous inodes "[infinibandevent]"
+ * that user space reads one event from per read(), blocking, or -EAGAIN
+ * with O_NONBLOCK; poll() reports them readable while an event is queued.
  *
- * Lifetime: struct uverbs_async_file is reference counted: the anon file
- * holds one reference, the uverbs file that created it another (dropped
- * at its close, after which no event is queued any more).  The queue is
- * protected by @lock; events are queued from the device's event handler
- * (process context) and taken by read().
+ * The asynchronous event file GET_CONTEXT hands out gives 16-byte struct
+ * ib_uverbs_async_event_desc records.  struct uverbs_async_file is
+ * reference counted: the anon file holds one reference, the uverbs file
+ * that created it another (dropped at its close, after which no event is
+ * queued any more).  The queue is protected by @lock; events are queued
+ * from the device's event handler (process context) and taken by read().
+ *
+ * A completion channel (CREATE_COMP_CHANNEL) gives 8-byte struct
+ * ib_uverbs_comp_event_desc records, the user_handle of a CQ that has
+ * new completions.  Its events need no allocation: each CQ embeds a
+ * struct uverbs_comp_event, queued at most once (a second notification
+ * before user space read the first adds nothing), so completions can
+ * be signalled from any context.  struct uverbs_comp_file is reference
+ * counted by the anon file and by each CQ bound to the channel.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -200,5 +209,222 @@ struct file *uverbs_async_file_create(struct uverbs_async_file **async)
 	}
 	kref_get(&new->ref);
 	*async = new;
+	return filp;
+}
+
+/* ---- completion channels ------------------------------------------------ */
+
+/**
+ * struct uverbs_comp_file - a completion channel
+ * @ref: see the top of this file
+ * @read_mutex: held by read() from choosing an event until it is
+ *	delivered, and by uverbs_comp_event_withdraw(), so that the CQ of
+ *	an event being read cannot go away under the reader
+ * @lock: protects @pending and the queued events' @reported counts;
+ *	taken with interrupts off (completions come from any context)
+ * @pending: struct uverbs_comp_event of CQs with an unread event,
+ *	oldest first
+ * @wait: readers and pollers waiting for an event
+ */
+struct uverbs_comp_file {
+	struct kref		ref;
+	struct mutex		read_mutex;	/* see above */
+	spinlock_t		lock;		/* @pending */
+	struct list_head	pending;
+	wait_queue_head_t	wait;
+};
+
+static const struct file_operations uverbs_comp_fops;
+
+static void uverbs_comp_file_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct uverbs_comp_file, ref));
+}
+
+/**
+ * uverbs_comp_file_put() - drop a reference to a completion channel
+ * @comp: the channel
+ */
+void uverbs_comp_file_put(struct uverbs_comp_file *comp)
+{
+	kref_put(&comp->ref, uverbs_comp_file_release);
+}
+
+/**
+ * uverbs_comp_file_get() - the completion channel behind a user's fd
+ * @fd: the fd CREATE_CQ names
+ *
+ * Context: process context.
+ * Return: the channel with a reference for the caller, or
+ * ERR_PTR(-EBADF) when @fd is not a completion channel (as stock Linux
+ * answers).
+ */
+struct uverbs_comp_file *uverbs_comp_file_get(int fd)
+{
+	struct uverbs_comp_file *comp = ERR_PTR(-EBADF);
+	struct fd f = fdget(fd);
+
+	if (fd_file(f) && fd_file(f)->f_op == &uverbs_comp_fops) {
+		comp = fd_file(f)->private_data;
+		kref_get(&comp->ref);
+	}
+	fdput(f);
+	return comp;
+}
+
+/**
+ * uverbs_comp_notify() - signal that a CQ has new completions
+ * @comp: the CQ's channel
+ * @ev: the CQ's event
+ *
+ * Context: any.
+ */
+void uverbs_comp_notify(struct uverbs_comp_file *comp,
+			struct uverbs_comp_event *ev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&comp->lock, flags);
+	if (list_empty(&ev->list))
+		list_add_tail(&ev->list, &comp->pending);
+	spin_unlock_irqrestore(&comp->lock, flags);
+	wake_up_interruptible(&comp->wait);
+}
+
+/**
+ * uverbs_comp_event_withdraw() - take a destroyed CQ off its channel
+ * @comp: the channel
+ * @ev: the CQ's event; an unread one is discarded
+ *
+ * Context: process context, after the provider stopped calling the CQ's
+ * completion handler.
+ * Return: the number of the CQ's events user space read.
+ */
+u32 uverbs_comp_event_withdraw(struct uverbs_comp_file *comp,
+			       struct uverbs_comp_event *ev)
+{
+	u32 reported;
+
+	mutex_lock(&comp->read_mutex);
+	spin_lock_irq(&comp->lock);
+	list_del_init(&ev->list);
+	reported = ev->reported;
+	spin_unlock_irq(&comp->lock);
+	mutex_unlock(&comp->read_mutex);
+	return reported;
+}
+
+static bool uverbs_comp_pending(struct uverbs_comp_file *comp)
+{
+	bool pending;
+
+	spin_lock_irq(&comp->lock);
+	pending = !list_empty(&comp->pending);
+	spin_unlock_irq(&comp->lock);
+	return pending;
+}
+
+/*
+ * Deliver the oldest event, if any, to @buf: 1 when one was delivered, 0
+ * when none is queued, -EFAULT (the event stays queued) when @buf is bad.
+ */
+static int uverbs_comp_deliver(struct uverbs_comp_file *comp,
+			       char __user *buf)
+{
+	struct ib_uverbs_comp_event_desc desc;
+	struct uverbs_comp_event *ev;
+	int ret = 0;
+
+	mutex_lock(&comp->read_mutex);
+	spin_lock_irq(&comp->lock);
+	ev = list_first_entry_or_null(&comp->pending,
+				      struct uverbs_comp_event, list);
+	if (ev)
+		desc.cq_handle = ev->cq_handle;
+	spin_unlock_irq(&comp->lock);
+	if (!ev)
+		goto out;
+
+	if (copy_to_user(buf, &desc, sizeof(desc))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	/* Only withdraw() takes it off otherwise, and it waits for us. */
+	spin_lock_irq(&comp->lock);
+	list_del_init(&ev->list);
+	ev->reported++;
+	spin_unlock_irq(&comp->lock);
+	ret = 1;
+out:
+	mutex_unlock(&comp->read_mutex);
+	return ret;
+}
+
+static ssize_t uverbs_comp_read(struct file *filp, char __user *buf,
+				size_t count, loff_t *pos)
+{
+	struct uverbs_comp_file *comp = filp->private_data;
+	int ret;
+
+	if (count < sizeof(struct ib_uverbs_comp_event_desc))
+		return -EINVAL;
+	while (!(ret = uverbs_comp_deliver(comp, buf))) {
+		if (filp->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(comp->wait,
+					     uverbs_comp_pending(comp)))
+			return -ERESTARTSYS;
+	}
+	return ret < 0 ? ret : sizeof(struct ib_uverbs_comp_event_desc);
+}
+
+static __poll_t uverbs_comp_poll(struct file *filp, poll_table *wait)
+{
+	struct uverbs_comp_file *comp = filp->private_data;
+
+	poll_wait(filp, &comp->wait, wait);
+	return uverbs_comp_pending(comp) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int uverbs_comp_close(struct inode *inode, struct file *filp)
+{
+	uverbs_comp_file_put(filp->private_data);
+	return 0;
+}
+
+static const struct file_operations uverbs_comp_fops = {
+	.read		= uverbs_comp_read,
+	.release	= uverbs_comp_close,
+	.poll		= uverbs_comp_poll,
+	.owner		= THIS_MODULE,
+};
+
+/**
+ * uverbs_comp_file_create() - make a new completion channel
+ *
+ * The file is not installed in any fd table yet; CQs find the channel
+ * through their fd with uverbs_comp_file_get().
+ *
+ * Context: process context.
+ * Return: the file, or an ERR_PTR.
+ */
+struct file *uverbs_comp_file_create(void)
+{
+	struct uverbs_comp_file *comp;
+	struct file *filp;
+
+	comp = kzalloc(sizeof(*comp), GFP_KERNEL);
+	if (!comp)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&comp->ref);
+	mutex_init(&comp->read_mutex);
+	spin_lock_init(&comp->lock);
+	INIT_LIST_HEAD(&comp->pending);
+	init_waitqueue_head(&comp->wait);
+
+	filp = anon_inode_getfile("[infinibandevent]", &uverbs_comp_fops,
+				  comp, O_RDONLY);
+	if (IS_ERR(filp))
+		kfree(comp);
 	return filp;
 }

@@ -70,7 +70,8 @@ struct ib_uobject *uobj_alloc(struct ib_uverbs_file *ufile,
 	u32 id;
 	int ret;
 
-	uobj = kzalloc(sizeof(*uobj), GFP_KERNEL);
+	/* The per-type structure starts with the uobject (see obj_size). */
+	uobj = kzalloc(max(type->obj_size, sizeof(*uobj)), GFP_KERNEL);
 	if (!uobj)
 		return ERR_PTR(-ENOMEM);
 	ret = xa_alloc(&ufile->handles, &id, NULL, xa_limit_31b, GFP_KERNEL);
@@ -205,30 +206,67 @@ static int uobj_remove(struct ib_uobject *uobj, enum rdma_remove_reason why)
 }
 
 /**
- * uobj_destroy() - destroy the object a user names by its handle
+ * uobj_destroy_hold() - destroy the object a user names by its handle,
+ *	keeping its uobject readable
  * @ufile: the file
  * @type: the type the command expects
  * @handle: the user's handle
  *
+ * For commands that answer with what the destroyed object counted (the
+ * events of a CQ): the per-type structure stays allocated, with nothing
+ * behind ->object any more, until uobj_release_hold().
+ *
  * Context: process context, in a command of @ufile.
- * Return: 0; -ENOENT if no object has @handle, -EINVAL if it is not a
- * @type, -EBUSY if another command holds it or other objects still use
- * it; the provider's error otherwise.
+ * Return: the uobject; ERR_PTR(-ENOENT) if no object has @handle,
+ * -EINVAL if it is not a @type, -EBUSY if another command holds it or
+ * other objects still use it; the provider's error otherwise.
  */
-int uobj_destroy(struct ib_uverbs_file *ufile,
-		 const struct uverbs_api_object *type, u32 handle)
+struct ib_uobject *uobj_destroy_hold(struct ib_uverbs_file *ufile,
+				     const struct uverbs_api_object *type,
+				     u32 handle)
 {
 	struct ib_uobject *uobj;
 	int ret;
 
 	uobj = uobj_get(ufile, type, handle, true);
 	if (IS_ERR(uobj))
-		return PTR_ERR(uobj);
+		return uobj;
 	ret = uobj_remove(uobj, RDMA_REMOVE_DESTROY);
-	if (ret)
+	if (ret) {
 		atomic_set(&uobj->usecnt, 0);
+		uobj_put(uobj);
+		return ERR_PTR(ret);
+	}
+	return uobj;
+}
+
+/**
+ * uobj_release_hold() - let go of a uobject uobj_destroy_hold() kept
+ * @uobj: the uobject
+ */
+void uobj_release_hold(struct ib_uobject *uobj)
+{
 	uobj_put(uobj);
-	return ret;
+}
+
+/**
+ * uobj_destroy() - destroy the object a user names by its handle
+ * @ufile: the file
+ * @type: the type the command expects
+ * @handle: the user's handle
+ *
+ * Context: process context, in a command of @ufile.
+ * Return: 0, or the errors of uobj_destroy_hold().
+ */
+int uobj_destroy(struct ib_uverbs_file *ufile,
+		 const struct uverbs_api_object *type, u32 handle)
+{
+	struct ib_uobject *uobj = uobj_destroy_hold(ufile, type, handle);
+
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uobj_release_hold(uobj);
+	return 0;
 }
 
 /**

@@ -24,6 +24,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "rxe_hdr.h"
 
@@ -151,10 +153,47 @@ static inline void rxe_count_add(struct rxe_dev *rxe, enum rxe_counter c,
 
 /* ---- PD and AH ------------------------------------------------------------ */
 
-/* A user verbs context (ib_uverbs GET_CONTEXT); nothing of rxe's yet. */
+/**
+ * struct rxe_ucontext - a user verbs context (ib_uverbs GET_CONTEXT)
+ * @ibuc: the core's part
+ * @rings: cookie -> struct rxe_uring, the rings user space may map
+ *	(rxe_uring.c); empty by the time the context goes
+ */
 struct rxe_ucontext {
 	struct ib_ucontext	ibuc;
+	struct xarray		rings;
 };
+
+static inline struct rxe_ucontext *to_ruc(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct rxe_ucontext, ibuc);
+}
+
+/**
+ * struct rxe_uring - a ring shared with user space (rxe_uring.c)
+ * @ref: the owning object's reference plus one per VMA mapping it
+ * @buf: the buffer, laid out as librxe's struct rxe_queue_buf
+ * @size: bytes of @buf, page aligned
+ * @mask: slots - 1; the kernel's copy, never read back from @buf
+ * @log2_elem: log2 of the slot size; the kernel's copy
+ * @id: the mmap() cookie, an index of @uc->rings
+ * @uc: the user context the ring belongs to
+ */
+struct rxe_uring {
+	struct kref		ref;
+	struct rxe_queue_buf	*buf;
+	size_t			size;
+	u32			mask;
+	u32			log2_elem;
+	u32			id;
+	struct rxe_ucontext	*uc;
+};
+
+struct rxe_uring *rxe_uring_new(struct rxe_ucontext *uc, u32 slots,
+				u32 elem_size);
+void rxe_uring_mminfo(const struct rxe_uring *ring, struct mminfo *mi);
+void rxe_uring_free(struct rxe_uring *ring);
+int rxe_uring_mmap(struct rxe_ucontext *uc, struct vm_area_struct *vma);
 
 struct rxe_pd {
 	struct ib_pd		ibpd;
@@ -233,6 +272,8 @@ void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_dest *av);
  * @tail: next entry to poll
  * @notify: armed IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, 0 when not armed
  * @overflow: a completion was lost; the CQ is in error
+ * @uring: a user CQ's ring, mapped by librxe, instead of @queue; nothing
+ *	completes into it until user QPs exist
  */
 struct rxe_cq {
 	struct ib_cq		ibcq;
@@ -243,6 +284,7 @@ struct rxe_cq {
 	u32			tail;
 	u32			notify;
 	bool			overflow;
+	struct rxe_uring	*uring;
 };
 
 static inline struct rxe_cq *to_rcq(struct ib_cq *cq)

@@ -3,7 +3,9 @@
  * Completion queues: a ring of struct ib_wc filled by the engines and the
  * UD receive path, drained by poll_cq(), with the usual arm-and-notify
  * protocol.  One spinlock (irqsave) guards the ring and the arming state;
- * the completion handler is called after it is released.
+ * the completion handler is called after it is released.  A user CQ has
+ * a ring shared with librxe instead (rxe_uring.c), which user space polls
+ * itself.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -65,20 +67,63 @@ int rxe_cq_post(struct rxe_cq *cq, const struct ib_wc *wc, bool solicited)
 	return cq->overflow ? -ENOSPC : 0;
 }
 
+/*
+ * The ring of a user CQ, in librxe's layout, and its mminfo in the
+ * driver response.  librxe sends no driver data.
+ */
+static int rxe_cq_user_ring(struct rxe_cq *cq, struct uverbs_attr_bundle *attrs)
+{
+	struct ib_udata *udata = &attrs->driver_udata;
+	struct rxe_create_cq_resp resp = {};
+	int ret;
+
+	if (udata->outlen < sizeof(resp) ||
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(cq->ibcq.device,
+			  "user CQ: driver data %zu in, %zu out refused\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
+	cq->uring = rxe_uring_new(to_ruc(attrs->context), cq->size,
+				  sizeof(struct ib_uverbs_wc));
+	if (IS_ERR(cq->uring)) {
+		ret = PTR_ERR(cq->uring);
+		cq->uring = NULL;
+		return ret;
+	}
+	rxe_uring_mminfo(cq->uring, &resp.mi);
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret) {
+		rxe_uring_free(cq->uring);
+		cq->uring = NULL;
+	}
+	return ret;
+}
+
 int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct uverbs_attr_bundle *attrs)
 {
 	struct rxe_dev *rxe = to_rdev(ibcq->device);
 	struct rxe_cq *cq = to_rcq(ibcq);
+	int ret;
 
-	if (attrs)
-		return -EOPNOTSUPP;
-	if (!attr->cqe || attr->cqe > rxe->attr.max_cqe || attr->flags)
+	if (!attr->cqe || attr->cqe > rxe->attr.max_cqe)
 		return -EINVAL;
+	if (attr->flags) {
+		ibdev_dbg(&rxe->ib_dev, "CQ flags %#x not supported\n",
+			  attr->flags);
+		return -EOPNOTSUPP;
+	}
 	cq->size = roundup_pow_of_two(attr->cqe + 1);
-	cq->queue = kvcalloc(cq->size, sizeof(*cq->queue), GFP_KERNEL);
-	if (!cq->queue)
-		return -ENOMEM;
+	if (attrs) {
+		ret = rxe_cq_user_ring(cq, attrs);
+		if (ret)
+			return ret;
+	} else {
+		cq->queue = kvcalloc(cq->size, sizeof(*cq->queue), GFP_KERNEL);
+		if (!cq->queue)
+			return -ENOMEM;
+	}
 	spin_lock_init(&cq->lock);
 	ibcq->cqe = cq->size - 1;
 	atomic_inc(&rxe->num_objs);
@@ -89,6 +134,7 @@ int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct rxe_cq *cq = to_rcq(ibcq);
 
+	rxe_uring_free(cq->uring);
 	kvfree(cq->queue);
 	atomic_dec(&to_rdev(ibcq->device)->num_objs);
 	return 0;

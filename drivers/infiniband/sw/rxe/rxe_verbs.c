@@ -87,24 +87,23 @@ static int rxe_del_gid(const struct ib_gid_attr *attr, void **context)
 /* librxe sends no driver data with GET_CONTEXT and expects none back. */
 static int rxe_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata)
 {
+	xa_init_flags(&to_ruc(uc)->rings, XA_FLAGS_ALLOC1);
 	atomic_inc(&to_rdev(uc->device)->num_objs);
 	return 0;
 }
 
 static void rxe_dealloc_ucontext(struct ib_ucontext *uc)
 {
+	/* Every object, and so every ring's cookie, is gone by now. */
+	WARN_ON(!xa_empty(&to_ruc(uc)->rings));
+	xa_destroy(&to_ruc(uc)->rings);
 	atomic_dec(&to_rdev(uc->device)->num_objs);
 }
 
-/*
- * User space maps nothing of rxe's yet (the queues of user CQs, QPs and
- * SRQs come with them): every offset is refused.
- */
+/* User space maps the rings of its CQs (rxe_uring.c). */
 static int rxe_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 {
-	ibdev_dbg(uc->device, "mmap of offset %#lx refused: nothing to map\n",
-		  vma->vm_pgoff << PAGE_SHIFT);
-	return -EINVAL;
+	return rxe_uring_mmap(to_ruc(uc), vma);
 }
 
 /* ---- protection domains ------------------------------------------------- */
