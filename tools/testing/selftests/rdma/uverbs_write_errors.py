@@ -8,7 +8,9 @@ checked for its result or its errno: framing errors, commands before and
 after GET_CONTEXT, unknown commands, extended QUERY_DEVICE, QUERY_PORT,
 ALLOC_PD/DEALLOC_PD with good and bad handles, REG_MR/DEREG_MR (rights,
 ranges, handles, the pinned page count in /proc/self/status, `rdma res`,
-RLIMIT_MEMLOCK for an unprivileged user), ioctl(), credentials, and the
+RLIMIT_MEMLOCK for an unprivileged user), completion channels and CQs
+(sizes, vectors, flags, the ring librxe maps, mmap() offsets, destroy
+counts), ioctl(), credentials, and the
 async event fd (non-blocking read, short read, poll; with --flap NETDEV
 also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
 
@@ -37,6 +39,10 @@ CMD_ALLOC_PD = 3
 CMD_DEALLOC_PD = 4
 CMD_REG_MR = 9
 CMD_DEREG_MR = 13
+CMD_CREATE_COMP_CHANNEL = 17
+CMD_CREATE_CQ = 18
+CMD_DESTROY_CQ = 20
+CMD_REQ_NOTIFY_CQ = 23
 CMD_REG_SMR = 10          # in the ABI, implemented by no kernel
 FLAG_EXTENDED = 0x80000000
 
@@ -46,6 +52,9 @@ QUERY_DEVICE_RESP = 176                 # ib_uverbs_query_device_resp
 EX_QUERY_DEVICE_RESP = 304              # ib_uverbs_ex_query_device_resp
 QUERY_PORT_RESP = struct.Struct("=5I3H14B")   # ib_uverbs_query_port_resp
 ASYNC_DESC = struct.Struct("=QII")      # ib_uverbs_async_event_desc
+CREATE_CQ = struct.Struct("=QQIIiI")    # ib_uverbs_create_cq
+EX_CREATE_CQ = struct.Struct("=QIIiIII")    # ib_uverbs_ex_create_cq
+RING_HDR = 384                          # struct rxe_queue_buf: data offset
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
 ACCESS_LOCAL_WRITE = 1
@@ -57,6 +66,8 @@ IBV_EVENT_PORT_ACTIVE = 9
 IBV_EVENT_PORT_ERR = 10
 
 FAILED = []
+MAX_CQE = [0]       # from QUERY_DEVICE
+NCOMP = [0]         # from GET_CONTEXT
 
 
 def report(ok, what, detail=""):
@@ -241,6 +252,7 @@ def context(fd):
         link = str(e)
     report(link == "anon_inode:[infinibandevent]",
            "GET_CONTEXT returns an async event fd", "fd %d is %s" % (async_fd, link))
+    NCOMP[0] = ncomp
     report(ncomp >= 1, "GET_CONTEXT reports completion vectors",
            "num_comp_vectors %d" % ncomp)
     expect_errno("a second GET_CONTEXT is EINVAL", get_context(fd, Resp(8)),
@@ -274,6 +286,7 @@ def queries(fd):
     r = Resp(QUERY_DEVICE_RESP)
     n = len(legacy(CMD_QUERY_DEVICE, b"\0" * 8, 0))
     expect_ok("QUERY_DEVICE", query_device(fd, r), n)
+    MAX_CQE[0] = struct.unpack_from("=I", r.raw(), 76)[0]
     phys_port_cnt = r.raw()[171]
     node_guid = struct.unpack_from("=Q", r.raw(), 8)[0]
     report(phys_port_cnt == 1 and node_guid != 0,
@@ -480,6 +493,127 @@ def memlock_user(dev):
            "step %d failed" % rc)
 
 
+def create_cq(fd, resp, cqe, vector=0, channel=-1, user_handle=0x1234):
+    """Legacy CREATE_CQ; resp has room for the core and rxe's mminfo."""
+    return do_write(fd, legacy(CMD_CREATE_CQ,
+                               CREATE_CQ.pack(resp.addr, user_handle, cqe,
+                                              vector, channel, 0), 6))
+
+
+def ex_create_cq(fd, resp, cqe, flags=0, comp_mask=0):
+    return do_write(fd, ex(CMD_CREATE_CQ,
+                           EX_CREATE_CQ.pack(0x1234, cqe, 0, -1, comp_mask,
+                                             flags, 0), resp.addr, 2,
+                           prov_out=2))
+
+
+def destroy_cq(fd, resp, handle):
+    return do_write(fd, legacy(CMD_DESTROY_CQ,
+                               struct.pack("=QII", resp.addr, handle, 0), 2))
+
+
+def read_errno(rfd, size):
+    try:
+        os.read(rfd, size)
+        return 0
+    except OSError as e:
+        return -e.errno
+
+
+def mmap_errno(fd, length, offset):
+    try:
+        mmap.mmap(fd, length, mmap.MAP_SHARED,
+                  mmap.PROT_READ | mmap.PROT_WRITE, offset=offset).close()
+        return 0
+    except OSError as e:
+        return -e.errno
+
+
+def cqs(fd, max_cqe, ncomp):
+    r = Resp(4)
+    n = len(legacy(CMD_CREATE_COMP_CHANNEL, b"\0" * 8, 0))
+    expect_ok("CREATE_COMP_CHANNEL", do_write(
+        fd, legacy(CMD_CREATE_COMP_CHANNEL, struct.pack("=Q", r.addr), 1)), n)
+    chan = struct.unpack("=I", r.raw())[0]
+    link = os.readlink("/proc/self/fd/%d" % chan)
+    report(link == "anon_inode:[infinibandevent]",
+           "CREATE_COMP_CHANNEL returns an event fd", link)
+    fcntl.fcntl(chan, fcntl.F_SETFL, os.O_NONBLOCK)
+    expect_errno("comp channel: non-blocking read without events is EAGAIN",
+                 read_errno(chan, 8), errno.EAGAIN)
+    expect_errno("comp channel: a read shorter than one event is EINVAL",
+                 read_errno(chan, 4), errno.EINVAL)
+
+    cr = Resp(24)
+    n = len(legacy(CMD_CREATE_CQ, b"\0" * 32, 0))
+    expect_ok("CREATE_CQ of 100 entries on the channel",
+              create_cq(fd, cr, 100, channel=chan), n)
+    handle, cqe, off, size = struct.unpack("=IIQI4x", cr.raw())
+    report(cqe == 127, "CREATE_CQ: 127 entries (the ring's capacity)",
+           "cqe %d" % cqe)
+    ring = mmap.mmap(fd, size, mmap.MAP_SHARED,
+                     mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
+    log2_elem, mask = struct.unpack_from("=II", ring, 0)
+    report(mask == cqe and log2_elem >= 6 and
+           size >= RING_HDR + ((mask + 1) << log2_elem) and
+           struct.unpack_from("=I", ring, 128) == (0,) and
+           struct.unpack_from("=I", ring, 256) == (0,),
+           "the CQ's ring maps: mask, element size, indices 0",
+           "log2_elem %d mask %d size %d" % (log2_elem, mask, size))
+    expect_errno("mmap of more than the ring is EINVAL",
+                 mmap_errno(fd, size + 4096, off), errno.EINVAL)
+    expect_errno("mmap of an offset no ring has is EINVAL",
+                 mmap_errno(fd, 4096, off + (1 << 30)), errno.EINVAL)
+    expect_ok("REQ_NOTIFY_CQ", do_write(
+        fd, legacy(CMD_REQ_NOTIFY_CQ, struct.pack("=II", handle, 0), 0)), 16)
+    expect_errno("REQ_NOTIFY_CQ of an unknown handle is ENOENT", do_write(
+        fd, legacy(CMD_REQ_NOTIFY_CQ, struct.pack("=II", handle + 100, 0), 0)),
+        errno.ENOENT)
+
+    bad = Resp(24)
+    expect_errno("CREATE_CQ of 0 entries is EINVAL",
+                 create_cq(fd, bad, 0), errno.EINVAL)
+    expect_errno("CREATE_CQ of max_cqe + 1 entries is EINVAL",
+                 create_cq(fd, bad, max_cqe + 1), errno.EINVAL)
+    expect_errno("CREATE_CQ on vector num_comp_vectors is EINVAL",
+                 create_cq(fd, bad, 1, vector=ncomp), errno.EINVAL)
+    expect_errno("CREATE_CQ with a comp_channel that is not one is EBADF",
+                 create_cq(fd, bad, 1, channel=fd), errno.EBADF)
+    expect_errno("CREATE_CQ without room for rxe's response is EINVAL",
+                 do_write(fd, legacy(CMD_CREATE_CQ,
+                                     CREATE_CQ.pack(bad.addr, 0, 1, 0, -1, 0),
+                                     2)), errno.EINVAL)
+    xr = Resp(32)
+    n = len(ex(CMD_CREATE_CQ, b"\0" * 32, 0, 0))
+    expect_ok("ex CREATE_CQ", ex_create_cq(fd, xr, max_cqe), n)
+    xhandle, xcqe = struct.unpack_from("=II", xr.raw())
+    report(xcqe >= max_cqe, "ex CREATE_CQ of max_cqe entries",
+           "cqe %d, max_cqe %d" % (xcqe, max_cqe))
+    expect_errno("ex CREATE_CQ ignoring overrun is EOPNOTSUPP",
+                 ex_create_cq(fd, Resp(32), 1, flags=2), errno.EOPNOTSUPP)
+    expect_errno("ex CREATE_CQ with an unknown flag is EINVAL",
+                 ex_create_cq(fd, Resp(32), 1, flags=4), errno.EINVAL)
+    expect_errno("ex CREATE_CQ with a comp_mask is EINVAL",
+                 ex_create_cq(fd, Resp(32), 1, comp_mask=1), errno.EINVAL)
+
+    dr = Resp(8)
+    ctypes.memset(dr.addr, 0xff, 8)
+    expect_ok("DESTROY_CQ", destroy_cq(fd, dr, handle), 24)
+    report(dr.raw() == b"\0" * 8,
+           "DESTROY_CQ: no events reported", dr.raw().hex())
+    expect_errno("DESTROY_CQ of the same handle again is ENOENT",
+                 destroy_cq(fd, dr, handle), errno.ENOENT)
+    report(struct.unpack_from("=II", ring, 0) == (log2_elem, mask),
+           "the ring stays mapped after DESTROY_CQ until munmap",
+           "header %s" % (struct.unpack_from("=II", ring, 0),))
+    ring.close()
+    expect_errno("mmap of a destroyed CQ's ring is EINVAL",
+                 mmap_errno(fd, size, off), errno.EINVAL)
+    os.close(chan)
+    # xhandle stays: closing the file must destroy it.
+    return xhandle
+
+
 def ioctls(fd):
     for req, what in ((RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL"),
                       (0x5401, "TCGETS")):
@@ -568,6 +702,7 @@ def main():
     queries(fd)
     pd = pds(fd)
     base = mrs(fd, pd)
+    cqs(fd, MAX_CQE[0], NCOMP[0])
     memlock_user(args.dev)
     ioctls(fd)
     credentials(fd)
