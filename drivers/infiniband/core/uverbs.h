@@ -8,8 +8,8 @@
  *                             class device is uverbsN (uverbs_main.c)
  *   struct ib_uverbs_file     one per open() of uverbsN
  *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
- *   struct ib_uobject         a user object (a PD, an MR or a CQ in
- *                             this stage), named by a per-file handle
+ *   struct ib_uobject         a user object (a PD, an MR, a CQ or an AH
+ *                             in this stage), named by a per-file handle
  *                             (uverbs_uobj.c)
  *   struct uverbs_comp_file   a completion channel (uverbs_event.c)
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
@@ -116,6 +116,7 @@ struct uverbs_api_object {
 extern const struct uverbs_api_object uverbs_type_pd;
 extern const struct uverbs_api_object uverbs_type_mr;
 extern const struct uverbs_api_object uverbs_type_cq;
+extern const struct uverbs_api_object uverbs_type_ah;
 
 /* uverbs_write.c */
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
@@ -151,6 +152,10 @@ extern const struct uverbs_write_cmd uverbs_legacy_cmds[];
 extern const size_t uverbs_legacy_ncmds;
 extern const struct uverbs_write_cmd uverbs_ex_cmds[];
 extern const size_t uverbs_ex_ncmds;
+
+/* uverbs_ah.c */
+int uverbs_cmd_create_ah(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_destroy_ah(struct uverbs_attr_bundle *attrs);
 
 /* uverbs_cq.c */
 int uverbs_cmd_create_comp_channel(struct uverbs_attr_bundle *attrs);

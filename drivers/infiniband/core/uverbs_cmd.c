@@ -2,8 +2,8 @@
 /*
  * The verbs of ib_uverbs' write() commands: GET_CONTEXT, QUERY_DEVICE
  * (legacy and extended), QUERY_PORT, ALLOC_PD and DEALLOC_PD, and the
- * command tables (the MR commands are in uverbs_mr.c, the CQ ones in
- * uverbs_cq.c).  Each
+ * command tables (the AH, MR and CQ commands are in uverbs_ah.c,
+ * uverbs_mr.c and uverbs_cq.c).  Each
  * handler runs as uverbs_write.c describes: inside the device's SRCU read
  * side, with the file's hw_destroy_rwsem held for reading, and, except
  * GET_CONTEXT, with the file's context in attrs->context.
@@ -471,6 +471,16 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
 		.handler = uverbs_cmd_dealloc_pd,
 		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
+	},
+	[IB_USER_VERBS_CMD_CREATE_AH] = {
+		.handler = uverbs_cmd_create_ah,
+		.req_size = sizeof(struct ib_uverbs_create_ah),
+		.resp_size = sizeof(struct ib_uverbs_create_ah_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_DESTROY_AH] = {
+		.handler = uverbs_cmd_destroy_ah,
+		.req_size = sizeof(struct ib_uverbs_destroy_ah),
 	},
 	[IB_USER_VERBS_CMD_REG_MR] = {
 		.handler = uverbs_cmd_reg_mr,

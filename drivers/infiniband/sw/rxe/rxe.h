@@ -110,6 +110,8 @@ enum rxe_counter {
  * @ndev_gone: the netdev is unregistering: nothing may use @ndev any more
  * @qp_xa: QPs by number (RCU readers, kref-protected)
  * @mr_xa: MRs by key index (RCU readers, refcount-protected)
+ * @ah_xa: AHs of user space by their ah_num (1 .. RXE_MAX_AH), the
+ *	number librxe puts in its UD work requests
  * @next_qpn: allocation cursor for QP numbers
  * @next_mr: allocation cursor for MR key indices
  * @mcast_lock: multicast attachments; spin_lock_bh
@@ -127,6 +129,7 @@ struct rxe_dev {
 	bool			ndev_gone;
 	struct xarray		qp_xa;
 	struct xarray		mr_xa;
+	struct xarray		ah_xa;
 	u32			next_qpn;
 	u32			next_mr;
 	spinlock_t		mcast_lock;	/* mcast_list and its groups */
@@ -242,11 +245,13 @@ struct rxe_dest {
  *	copies it under the read side and retries a torn copy, so neither
  *	waits for the other and both stay safe in any context
  * @av: the destination
+ * @num: a user AH's ah_num, its index in rxe_dev.ah_xa; 0 for a kernel AH
  */
 struct rxe_ah {
 	struct ib_ah		ibah;
 	seqlock_t		lock;
 	struct rxe_dest		av;
+	u32			num;
 };
 
 static inline struct rxe_ah *to_rah(struct ib_ah *ah)
@@ -795,6 +800,8 @@ int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata);
 int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int rxe_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		       struct ib_udata *udata);
 int rxe_destroy_ah(struct ib_ah *ibah, u32 flags);
 int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata);

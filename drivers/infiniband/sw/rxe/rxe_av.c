@@ -7,8 +7,11 @@
  * Address handles are the core's allocation with struct rxe_dest inline:
  * creating one fills the AV and takes no lock and allocates nothing, so
  * create_ah and destroy_ah are safe in any context, with or without
- * RDMA_CREATE_AH_SLEEPABLE.  AHs are not indexed; a UD send copies the AV
- * into its work request, so the send path never looks an AH up.  The
+ * RDMA_CREATE_AH_SLEEPABLE.  Kernel AHs are not indexed; a UD send copies
+ * the AV into its work request, so the send path never looks an AH up.
+ * User AHs (create_user_ah, process context) also get an ah_num, their
+ * index in rxe_dev.ah_xa, which librxe 44 writes into its UD work
+ * requests instead of an AV.  The
  * copy is made under the read side of the AH's seqlock, which
  * modify_ah() writes under: a send never carries half an old and half a
  * new destination.
@@ -149,8 +152,58 @@ int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 	return 0;
 }
 
+/**
+ * rxe_create_user_ah() - an AH for user space, with its ah_num
+ * @ibah: the core's AH
+ * @init: the vector (its RoCE MAC resolved by the core)
+ * @udata: the user's driver data: no request, room for struct
+ *	rxe_create_ah_resp (librxe before version 2 of the ABI gave none and
+ *	sent AVs in its work requests; that path is not offered)
+ *
+ * Context: process context.
+ * Return: 0; -EINVAL for a bad vector or driver data; -ENOSPC when every
+ * ah_num is taken; -ENOMEM; -EFAULT.
+ */
+int rxe_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(ibah->device);
+	struct rxe_create_ah_resp resp = {};
+	struct rxe_ah *ah = to_rah(ibah);
+	int ret;
+
+	if (udata->outlen < sizeof(resp) ||
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(&rxe->ib_dev,
+			  "user AH: driver data %zu in, %zu out refused\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
+	ret = rxe_create_ah(ibah, init, udata);
+	if (ret)
+		return ret;
+	ret = xa_alloc(&rxe->ah_xa, &ah->num, ah, XA_LIMIT(1, RXE_MAX_AH),
+		       GFP_KERNEL);
+	if (ret) {
+		ibdev_dbg(&rxe->ib_dev, "user AH: no ah_num left: %d\n", ret);
+		goto undo;
+	}
+	resp.ah_num = ah->num;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (!ret)
+		return 0;
+	xa_erase(&rxe->ah_xa, ah->num);
+undo:
+	rxe_destroy_ah(ibah, 0);
+	return ret;
+}
+
 int rxe_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct rxe_ah *ah = to_rah(ibah);
+
+	if (ah->num)
+		xa_erase(&to_rdev(ibah->device)->ah_xa, ah->num);
 	atomic_dec(&to_rdev(ibah->device)->num_objs);
 	return 0;
 }

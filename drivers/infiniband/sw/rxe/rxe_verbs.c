@@ -332,7 +332,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.dealloc_pd = rxe_dealloc_pd,
 	INIT_RDMA_OBJ_SIZE(ib_ah, rxe_ah, ibah),
 	.create_ah = rxe_create_ah,
-	.create_user_ah = rxe_create_ah,
+	.create_user_ah = rxe_create_user_ah,
 	.modify_ah = rxe_modify_ah,
 	.query_ah = rxe_query_ah,
 	.destroy_ah = rxe_destroy_ah,

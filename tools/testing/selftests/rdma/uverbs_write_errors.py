@@ -10,7 +10,7 @@ ALLOC_PD/DEALLOC_PD with good and bad handles, REG_MR/DEREG_MR (rights,
 ranges, handles, the pinned page count in /proc/self/status, `rdma res`,
 RLIMIT_MEMLOCK for an unprivileged user), completion channels and CQs
 (sizes, vectors, flags, the ring librxe maps, mmap() offsets, destroy
-counts), ioctl(), credentials, and the
+counts), AHs (ah_num, RoCE without GRH, ports), ioctl(), credentials, and the
 async event fd (non-blocking read, short read, poll; with --flap NETDEV
 also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
 
@@ -39,6 +39,8 @@ CMD_ALLOC_PD = 3
 CMD_DEALLOC_PD = 4
 CMD_REG_MR = 9
 CMD_DEREG_MR = 13
+CMD_CREATE_AH = 5
+CMD_DESTROY_AH = 8
 CMD_CREATE_COMP_CHANNEL = 17
 CMD_CREATE_CQ = 18
 CMD_DESTROY_CQ = 20
@@ -54,6 +56,7 @@ QUERY_PORT_RESP = struct.Struct("=5I3H14B")   # ib_uverbs_query_port_resp
 ASYNC_DESC = struct.Struct("=QII")      # ib_uverbs_async_event_desc
 CREATE_CQ = struct.Struct("=QQIIiI")    # ib_uverbs_create_cq
 EX_CREATE_CQ = struct.Struct("=QIIiIII")    # ib_uverbs_ex_create_cq
+CREATE_AH = struct.Struct("=QQII16sIBBBBHBBBBBB")  # ib_uverbs_create_ah
 RING_HDR = 384                          # struct rxe_queue_buf: data offset
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
@@ -614,6 +617,63 @@ def cqs(fd, max_cqe, ncomp):
     return xhandle
 
 
+def create_ah(fd, resp, pd, gid, sgid_index=1, is_global=1, port=1,
+              out_words=3):
+    return do_write(fd, legacy(CMD_CREATE_AH,
+                               # flow label, sgid index, hop limit,
+                               # traffic class, reserved, dlid, sl, path
+                               # bits, rate, is_global, port, reserved
+                               CREATE_AH.pack(resp.addr, 0x5678, pd, 0, gid, 0,
+                                              sgid_index, 64, 0, 0, 0, 0, 0, 0,
+                                              is_global, port, 0),
+                               out_words))
+
+
+def destroy_ah(fd, handle):
+    return do_write(fd, legacy(CMD_DESTROY_AH, struct.pack("=I", handle), 0))
+
+
+def own_gid(dev_name, index):
+    path = "/sys/class/infiniband/%s/ports/1/gids/%d" % (dev_name, index)
+    with open(path) as f:
+        return bytes.fromhex(f.read().strip().replace(":", ""))
+
+
+def ahs(fd, ibdev):
+    r = Resp(4)
+    expect_ok("ALLOC_PD for AHs", alloc_pd(fd, r), 16)
+    pd = struct.unpack("=I", r.raw())[0]
+    gid = own_gid(ibdev, 1)
+    ar = Resp(12)
+    n = len(legacy(CMD_CREATE_AH, b"\0" * 56, 0))
+    expect_ok("CREATE_AH to the port's own IPv4 GID", create_ah(fd, ar, pd, gid),
+              n)
+    ah, ah_num = struct.unpack("=I I 4x", ar.raw())
+    report(ah_num != 0, "CREATE_AH: rxe returns a non-zero ah_num",
+           "ah_num %d" % ah_num)
+    ar2 = Resp(12)
+    expect_ok("CREATE_AH again", create_ah(fd, ar2, pd, gid), n)
+    ah2, ah_num2 = struct.unpack("=I I 4x", ar2.raw())
+    report(ah_num2 not in (0, ah_num), "two AHs get two ah_nums",
+           "ah_num %d and %d" % (ah_num, ah_num2))
+    r = create_ah(fd, Resp(12), pd, gid, is_global=0)
+    report(r < 0 and r != -errno.EOPNOTSUPP,
+           "CREATE_AH without a GRH on RoCE fails, not with EOPNOTSUPP",
+           errname(r))
+    expect_errno("CREATE_AH on port 2 is EINVAL",
+                 create_ah(fd, Resp(12), pd, gid, port=2), errno.EINVAL)
+    expect_errno("CREATE_AH without room for rxe's ah_num is EINVAL",
+                 create_ah(fd, Resp(12), pd, gid, out_words=1), errno.EINVAL)
+    expect_errno("CREATE_AH with an AH's handle as the PD is EINVAL",
+                 create_ah(fd, Resp(12), ah, gid), errno.EINVAL)
+    expect_errno("DEALLOC_PD while it has AHs is EBUSY", dealloc_pd(fd, pd),
+                 errno.EBUSY)
+    expect_ok("DESTROY_AH", destroy_ah(fd, ah), 12)
+    expect_errno("DESTROY_AH of the same handle again is ENOENT",
+                 destroy_ah(fd, ah), errno.ENOENT)
+    # ah2 and its PD stay: closing the file must destroy them.
+
+
 def ioctls(fd):
     for req, what in ((RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL"),
                       (0x5401, "TCGETS")):
@@ -687,6 +747,8 @@ def async_fd_checks(afd, flap):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dev", default="/dev/infiniband/uverbs0")
+    ap.add_argument("--ibdev", default="rxe0",
+                    help="the RDMA device of --dev (for its GIDs)")
     ap.add_argument("--rdev", default="231:192",
                     help="major:minor the node must have")
     ap.add_argument("--flap", metavar="NETDEV",
@@ -703,6 +765,7 @@ def main():
     pd = pds(fd)
     base = mrs(fd, pd)
     cqs(fd, MAX_CQE[0], NCOMP[0])
+    ahs(fd, args.ibdev)
     memlock_user(args.dev)
     ioctls(fd)
     credentials(fd)

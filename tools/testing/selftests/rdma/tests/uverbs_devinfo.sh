@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# ib_uverbs (discovery, contexts, queries, PDs, MRs) with Debian's
+# ib_uverbs (discovery, contexts, queries, PDs, MRs, CQs, AHs) with Debian's
 # unmodified rdma-core:
 #   a (project): the sysfs and /dev plumbing of uverbs0; ibv_devices lists
 #      rxe0; ibv_devinfo -v -d rxe0 works; uverbs_write_errors.py drives
 #      write() by hand (framing errnos, commands before and after
 #      GET_CONTEXT, unknown commands, ex QUERY_DEVICE, QUERY_PORT,
 #      ALLOC_PD/DEALLOC_PD handles, REG_MR/DEREG_MR with pinned-page and
-#      RLIMIT_MEMLOCK accounting, ioctl ENOTTY, credentials, the async
-#      event fd with port events from a netdev down/up); pyverbs opens
+#      RLIMIT_MEMLOCK accounting, completion channels, CQs and their
+#      rings, AHs, ioctl ENOTTY, credentials, the async event fd with
+#      port events from a netdev down/up); pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
 #      rdma link delete waits for a process holding uverbs0 and rdma_rxe
@@ -118,7 +119,9 @@ PYVERBS_PASS="
 	test_cq.CQAPITest.test_create_cq test_cq.CQAPITest.test_create_cq_with_comp_channel
 	test_cq.CQAPITest.test_create_cq_bad_flow
 	test_cqex.CQEXAPITest.test_create_cq_ex test_cqex.CQEXAPITest.test_create_cq_ex_bad_flow
-	test_mr.MRTest.test_reg_mr_bad_flags"
+	test_mr.MRTest.test_reg_mr_bad_flags
+	test_addr.AHTest.test_create_ah test_addr.AHTest.test_create_ah_roce
+	test_addr.AHTest.test_destroy_ah"
 
 # pyverbs_suite: runs PYVERBS_PASS from a copy of the suite, one result
 # line per test.
