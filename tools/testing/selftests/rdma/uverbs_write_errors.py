@@ -485,6 +485,12 @@ def memlock_user(dev):
             return 15
         if reg_mr(fd, Resp(12), pd, addr, 48 * 1024, 0) <= 0:
             return 16
+        # Keys are for CAP_NET_ADMIN only: not this process's, not root's.
+        out = subprocess.run(["rdma", "-j", "res", "show", "mr"],
+                             capture_output=True, text=True).stdout
+        listed = json.loads(out or "[]")
+        if len(listed) < 2 or any("rkey" in m or "lkey" in m for m in listed):
+            return 18
         resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
         if reg_mr(fd, Resp(12), pd, addr, 4096, 0) != -errno.EPERM:
             return 17
@@ -492,7 +498,8 @@ def memlock_user(dev):
 
     rc = in_child(child)
     report(rc == 0,
-           "unprivileged user: REG_MR up to RLIMIT_MEMLOCK (64 KiB), ENOMEM beyond, EPERM at 0",
+           "unprivileged user: REG_MR up to RLIMIT_MEMLOCK (64 KiB), ENOMEM beyond, "
+           "EPERM at 0, no MR keys in rdma res",
            "step %d failed" % rc)
 
 

@@ -10,7 +10,8 @@
 #      ALLOC_PD/DEALLOC_PD handles, REG_MR/DEREG_MR with pinned-page and
 #      RLIMIT_MEMLOCK accounting, completion channels, CQs and their
 #      rings, AHs, ioctl ENOTTY, credentials, the async event fd with
-#      port events from a netdev down/up); pyverbs opens
+#      port events from a netdev down/up); a process killed with
+#      SIGKILL while it holds objects leaves none; pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
 #      rdma link delete waits for a process holding uverbs0 and rdma_rxe
@@ -171,6 +172,50 @@ rxe0_port_active() {
 # rdma link delete must wait (no disassociation: UVERBS.md 6) and
 # rdma_rxe must refuse to unload; once the process exits, the delete
 # completes.  rxe0 is added again afterwards.
+# check_sigkill: a process killed with SIGKILL while it holds a context,
+# a PD, an MR, a CQ with its ring mapped and its channel, and an AH leaves
+# nothing behind.
+check_sigkill() {
+	local out=/run/uverbs_kill.out holder
+
+	rm -f "$out"
+	"$PY" -c '
+import time
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.mr import MR
+from pyverbs.cq import CQ, CompChannel
+from pyverbs.addr import AH, AHAttr, GlobalRoute
+import pyverbs.enums as e
+ctx = Context(name="rxe0")
+pd = PD(ctx)
+mr = MR(pd, 1 << 20, e.IBV_ACCESS_LOCAL_WRITE)
+ch = CompChannel(ctx)
+cq = CQ(ctx, 64, None, ch, 0)
+cq.req_notify()
+gr = GlobalRoute(dgid=ctx.query_gid(1, 1), sgid_index=1)
+ah = AH(pd, attr=AHAttr(gr=gr, is_global=1, port_num=1))
+print("held", flush=True)
+time.sleep(600)' >"$out" 2>&1 &
+	holder=$!
+	if ! retry_until 60 grep -q held "$out"; then
+		ktap_fail "a process holds a context, PD, MR, CQ, channel and AH" "$(cat "$out")"
+		kill -9 "$holder" 2>/dev/null
+		wait "$holder"
+		return 1
+	fi
+	ktap_ok "a process holds a context, PD, MR, CQ, channel and AH"
+	ktap_diag "while it lived: $(rdma_res_counts rxe0 pd ctx mr cq)"
+	kill -9 "$holder"
+	wait "$holder"
+	if retry_until 10 rxe0_res_empty; then
+		ktap_ok "SIGKILL: nothing of the process is left (rdma res)"
+	else
+		ktap_fail "SIGKILL: nothing of the process is left (rdma res)" \
+			"$(rdma_res_counts rxe0 pd ctx mr cq)"
+	fi
+}
+
 check_delete_waits() {
 	local fifo=/run/uverbs_hold out=/run/uverbs_hold.out holder del w
 
@@ -266,6 +311,7 @@ guest_a() {
 		ktap_fail "closing the file destroyed its MR, PD and context" "$out"
 	fi
 
+	check_sigkill
 	check_delete_waits
 
 	# The netdev was down and up, rxe0 is new: wait for the port.
