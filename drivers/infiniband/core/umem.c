@@ -11,11 +11,12 @@
  * for the device at the end.  ib_umem_release() undoes the three steps
  * in reverse.
  *
- * FOLL_LONGTERM matters beyond the pinning itself: the pages cannot sit
- * in ZONE_MOVABLE or CMA, and fork() copies pinned anonymous pages for
- * the child instead of sharing them copy-on-write, so the parent's
- * registration keeps pointing at the parent's memory without the
- * MADV_DONTFORK dance older kernels needed.
+ * FOLL_LONGTERM keeps the pages out of ZONE_MOVABLE and CMA for as long
+ * as they are registered.  Pinning itself (pin_user_pages_*(), FOLL_PIN)
+ * makes fork() copy pinned anonymous pages for the child instead of
+ * sharing them copy-on-write, so the parent's registration keeps pointing
+ * at the parent's memory without the MADV_DONTFORK dance older kernels
+ * needed.
  *
  * A umem is immutable once made.  The owning mm is held by mmgrab() only
  * (not mmget()), which keeps its pinned_vm counter alive without keeping

@@ -459,6 +459,38 @@ def mrs(fd, pd):
     return base
 
 
+def pfn(addr):
+    """The page frame behind addr, from /proc/self/pagemap (root only)."""
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(addr // mmap.PAGESIZE * 8)
+        v = struct.unpack("=Q", f.read(8))[0]
+    return v & ((1 << 55) - 1) if v >> 63 else None
+
+
+def fork_keeps_pinned(fd, pd):
+    """After fork(), the parent's registered page stays the pinned one."""
+    addr = mapped(4096)
+    r = Resp(12)
+    expect_ok("REG_MR of a page to fork over",
+              reg_mr(fd, r, pd, addr, 4096, ACCESS_LOCAL_WRITE),
+              len(legacy(CMD_REG_MR, b"\0" * 40, 0)))
+    before = pfn(addr)
+    pid = os.fork()
+    if pid == 0:
+        ctypes.memset(addr, 1, 4096)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    # Had the page been shared copy-on-write with the child, this write
+    # would move the parent to a new page, away from the registration.
+    ctypes.memset(addr, 2, 4096)
+    after = pfn(addr)
+    report(before is not None and after == before,
+           "fork(): the parent writes to its registered page, not a copy",
+           "pfn %s before, %s after" % (before, after))
+    expect_ok("DEREG_MR of that page",
+              dereg_mr(fd, struct.unpack("=III", r.raw())[0]), 12)
+
+
 def memlock_user(dev):
     """RLIMIT_MEMLOCK as an unprivileged user, on a file of its own."""
     def child():
@@ -773,6 +805,7 @@ def main():
     base = mrs(fd, pd)
     cqs(fd, MAX_CQE[0], NCOMP[0])
     ahs(fd, args.ibdev)
+    fork_keeps_pinned(fd, pd)
     memlock_user(args.dev)
     ioctls(fd)
     credentials(fd)

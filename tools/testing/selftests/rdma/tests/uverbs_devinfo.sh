@@ -122,7 +122,8 @@ PYVERBS_PASS="
 	test_cqex.CQEXAPITest.test_create_cq_ex test_cqex.CQEXAPITest.test_create_cq_ex_bad_flow
 	test_mr.MRTest.test_reg_mr_bad_flags
 	test_addr.AHTest.test_create_ah test_addr.AHTest.test_create_ah_roce
-	test_addr.AHTest.test_destroy_ah"
+	test_addr.AHTest.test_destroy_ah
+	test_fork.ForkAPITest.test_is_fork_initialized"
 
 # pyverbs_suite: runs PYVERBS_PASS from a copy of the suite, one result
 # line per test.
