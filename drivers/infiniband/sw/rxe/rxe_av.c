@@ -156,9 +156,12 @@ int rxe_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
  * rxe_create_user_ah() - an AH for user space, with its ah_num
  * @ibah: the core's AH
  * @init: the vector (its RoCE MAC resolved by the core)
- * @udata: the user's driver data: no request, room for struct
- *	rxe_create_ah_resp (librxe before version 2 of the ABI gave none and
- *	sent AVs in its work requests; that path is not offered)
+ * @udata: the user's driver data: no request; room for struct
+ *	rxe_create_ah_resp gets the AH an ah_num
+ *
+ * A caller without room for the answer (librxe before version 2 of the
+ * ABI, which puts whole address vectors in its UD work requests) gets an
+ * AH without an ah_num, as from stock rxe.
  *
  * Context: process context.
  * Return: 0; -EINVAL for a bad vector or driver data; -ENOSPC when every
@@ -172,15 +175,14 @@ int rxe_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct rxe_ah *ah = to_rah(ibah);
 	int ret;
 
-	if (udata->outlen < sizeof(resp) ||
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+	if (!ib_is_udata_cleared(udata, 0, udata->inlen)) {
 		ibdev_dbg(&rxe->ib_dev,
-			  "user AH: driver data %zu in, %zu out refused\n",
-			  udata->inlen, udata->outlen);
+			  "user AH: %zu bytes of driver data refused\n",
+			  udata->inlen);
 		return -EINVAL;
 	}
 	ret = rxe_create_ah(ibah, init, udata);
-	if (ret)
+	if (ret || udata->outlen < sizeof(resp))
 		return ret;
 	ret = xa_alloc(&rxe->ah_xa, &ah->num, ah, XA_LIMIT(1, RXE_MAX_AH),
 		       GFP_KERNEL);
