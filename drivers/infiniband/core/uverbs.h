@@ -173,6 +173,8 @@ void uverbs_uobjects_init(struct ib_uverbs_file *ufile);
 struct ib_uobject *uobj_alloc(struct ib_uverbs_file *ufile,
 			      const struct uverbs_api_object *type);
 void uobj_commit(struct ib_uobject *uobj);
+int uobj_respond_commit(struct uverbs_attr_bundle *attrs,
+			struct ib_uobject *uobj, const void *resp, size_t len);
 void uobj_abort(struct ib_uobject *uobj);
 int uobj_destroy(struct ib_uverbs_file *ufile,
 		 const struct uverbs_api_object *type, u32 handle);

@@ -98,14 +98,9 @@ int uverbs_cmd_create_ah(struct uverbs_attr_bundle *attrs)
 	uobj->object = ah;
 
 	resp.ah_handle = uobj->id;
-	err = uverbs_response(attrs, &resp, sizeof(resp));
-	if (err) {
-		WARN_ON(uverbs_destroy_ah(uobj, RDMA_REMOVE_ABORT));
-		goto abort;
-	}
-	uobj_commit(uobj);
+	err = uobj_respond_commit(attrs, uobj, &resp, sizeof(resp));
 	uobj_put_shared(pd_uobj);
-	return 0;
+	return err;
 
 abort:
 	uobj_abort(uobj);

@@ -403,7 +403,6 @@ static int uverbs_cmd_alloc_pd(struct uverbs_attr_bundle *attrs)
 	struct ib_uobject *uobj = uobj_alloc(attrs->ufile, &uverbs_type_pd);
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ib_pd *pd;
-	int err;
 
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
@@ -414,16 +413,8 @@ static int uverbs_cmd_alloc_pd(struct uverbs_attr_bundle *attrs)
 	}
 	uobj->object = pd;
 
-	/* User space learns the handle only once it is sure to work. */
 	resp.pd_handle = uobj->id;
-	err = uverbs_response(attrs, &resp, sizeof(resp));
-	if (err) {
-		WARN_ON(uverbs_destroy_pd(uobj, RDMA_REMOVE_ABORT));
-		uobj_abort(uobj);
-		return err;
-	}
-	uobj_commit(uobj);
-	return 0;
+	return uobj_respond_commit(attrs, uobj, &resp, sizeof(resp));
 }
 
 /**

@@ -223,18 +223,6 @@ put_channel:
 	return err;
 }
 
-/* Publish a new CQ once its response is out, or undo it. */
-static int uverbs_create_cq_finish(struct ib_uobject *uobj, int err)
-{
-	if (err) {
-		WARN_ON(uverbs_destroy_cq(uobj, RDMA_REMOVE_ABORT));
-		uobj_abort(uobj);
-		return err;
-	}
-	uobj_commit(uobj);
-	return 0;
-}
-
 /**
  * uverbs_cmd_create_cq() - CREATE_CQ (legacy)
  * @attrs: the command
@@ -262,10 +250,7 @@ int uverbs_cmd_create_cq(struct uverbs_attr_bundle *attrs)
 		.comp_channel = cmd.comp_channel,
 	};
 	err = uverbs_create_cq(attrs, &ex, &resp, &uobj);
-	if (err)
-		return err;
-	return uverbs_create_cq_finish(uobj, uverbs_response(attrs, &resp,
-							     sizeof(resp)));
+	return err ?: uobj_respond_commit(attrs, uobj, &resp, sizeof(resp));
 }
 
 /**
@@ -290,8 +275,7 @@ int uverbs_cmd_ex_create_cq(struct uverbs_attr_bundle *attrs)
 	if (err)
 		return err;
 	resp.response_length = min(sizeof(resp), attrs->core_out_len);
-	return uverbs_create_cq_finish(uobj, uverbs_response(attrs, &resp,
-							     sizeof(resp)));
+	return uobj_respond_commit(attrs, uobj, &resp, sizeof(resp));
 }
 
 /**

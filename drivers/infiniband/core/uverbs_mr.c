@@ -134,18 +134,12 @@ int uverbs_cmd_reg_mr(struct uverbs_attr_bundle *attrs)
 	}
 	uverbs_mr_adopt(mr, pd, uobj, &cmd);
 
-	/* User space learns the handle only once it is sure to work. */
 	resp.mr_handle = uobj->id;
 	resp.lkey = mr->lkey;
 	resp.rkey = mr->rkey;
-	err = uverbs_response(attrs, &resp, sizeof(resp));
-	if (err) {
-		WARN_ON(uverbs_destroy_mr(uobj, RDMA_REMOVE_ABORT));
-		goto abort;
-	}
-	uobj_commit(uobj);
+	err = uobj_respond_commit(attrs, uobj, &resp, sizeof(resp));
 	uobj_put_shared(pd_uobj);
-	return 0;
+	return err;
 
 abort:
 	uobj_abort(uobj);

@@ -108,6 +108,33 @@ void uobj_commit(struct ib_uobject *uobj)
 }
 
 /**
+ * uobj_respond_commit() - answer a create command, then publish its object
+ * @attrs: the command
+ * @uobj: from uobj_alloc(), ->object made
+ * @resp: the core response, which names the new handle
+ * @len: bytes of @resp
+ *
+ * If the response cannot be written, the object is destroyed and its
+ * handle given back: user space never holds a handle it did not learn.
+ *
+ * Context: process context, in a command of @uobj's file.
+ * Return: 0, or the error of writing the response.
+ */
+int uobj_respond_commit(struct uverbs_attr_bundle *attrs,
+			struct ib_uobject *uobj, const void *resp, size_t len)
+{
+	int err = uverbs_response(attrs, resp, len);
+
+	if (err) {
+		WARN_ON(uobj->uapi_object->destroy(uobj, RDMA_REMOVE_ABORT));
+		uobj_abort(uobj);
+		return err;
+	}
+	uobj_commit(uobj);
+	return 0;
+}
+
+/**
  * uobj_abort() - give up creating an object
  * @uobj: from uobj_alloc(), not committed; the caller destroyed whatever
  *	->object pointed to
