@@ -115,6 +115,75 @@ static void rxe_port_speed(struct rxe_dev *rxe, struct net_device *ndev)
 	rxe->port_attr.active_width = width;
 }
 
+/* The limit query_device() reports for @type */
+static u32 rxe_obj_max(const struct rxe_dev *rxe, enum rxe_obj_type type)
+{
+	switch (type) {
+	case RXE_OBJ_PD:
+		return rxe->attr.max_pd;
+	case RXE_OBJ_AH:
+		return rxe->attr.max_ah;
+	case RXE_OBJ_CQ:
+		return rxe->attr.max_cq;
+	case RXE_OBJ_SRQ:
+		return rxe->attr.max_srq;
+	case RXE_OBJ_QP:
+		return rxe->attr.max_qp;
+	case RXE_OBJ_MR:
+		return rxe->attr.max_mr;
+	default:
+		return 0;
+	}
+}
+
+static const char * const rxe_obj_names[RXE_OBJ_NUM] = {
+	[RXE_OBJ_PD] = "PD",
+	[RXE_OBJ_AH] = "AH",
+	[RXE_OBJ_CQ] = "CQ",
+	[RXE_OBJ_SRQ] = "SRQ",
+	[RXE_OBJ_QP] = "QP",
+	[RXE_OBJ_MR] = "MR",
+};
+
+/**
+ * rxe_obj_add() - count a new object against the device's limit
+ * @rxe: the device
+ * @type: what kind of object
+ *
+ * Called before the object is set up; rxe_obj_del() undoes it when the
+ * object is destroyed or its creation fails later on.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when the device already holds as many objects of
+ * @type as query_device() says it can.
+ */
+int rxe_obj_add(struct rxe_dev *rxe, enum rxe_obj_type type)
+{
+	u32 max = rxe_obj_max(rxe, type);
+
+	if ((u32)atomic_inc_return(&rxe->nobj[type]) > max) {
+		atomic_dec(&rxe->nobj[type]);
+		ibdev_dbg(&rxe->ib_dev, "%s refused: the device holds its limit of %u\n",
+			  rxe_obj_names[type], max);
+		return -EINVAL;
+	}
+	atomic_inc(&rxe->num_objs);
+	return 0;
+}
+
+/**
+ * rxe_obj_del() - uncount an object of rxe_obj_add()
+ * @rxe: the device
+ * @type: what kind of object
+ *
+ * Context: any.
+ */
+void rxe_obj_del(struct rxe_dev *rxe, enum rxe_obj_type type)
+{
+	atomic_dec(&rxe->num_objs);
+	atomic_dec(&rxe->nobj[type]);
+}
+
 static void rxe_free_parts(struct rxe_dev *rxe)
 {
 	rxe_mcast_cleanup(rxe);

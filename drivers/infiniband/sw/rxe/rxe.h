@@ -100,6 +100,17 @@ enum rxe_counter {
 
 /* ---- the device ----------------------------------------------------------- */
 
+/* The objects whose number query_device() gives a limit for */
+enum rxe_obj_type {
+	RXE_OBJ_PD,
+	RXE_OBJ_AH,
+	RXE_OBJ_CQ,
+	RXE_OBJ_SRQ,
+	RXE_OBJ_QP,
+	RXE_OBJ_MR,
+	RXE_OBJ_NUM
+};
+
 /**
  * struct rxe_dev - one soft-RoCE device
  * @ib_dev: the core's device (first member: the core allocates the whole)
@@ -118,6 +129,8 @@ enum rxe_counter {
  * @mcast_list: the multicast groups QPs are attached to; under @mcast_lock
  * @num_objs: live user contexts, PDs, AHs, CQs, SRQs, QPs, MRs (lifetime
  *	checks)
+ * @nobj: live objects by enum rxe_obj_type, each at most its limit in
+ *	@attr (rxe_obj_add())
  * @stats: the counters of enum rxe_counter
  */
 struct rxe_dev {
@@ -135,6 +148,7 @@ struct rxe_dev {
 	spinlock_t		mcast_lock;	/* mcast_list and its groups */
 	struct list_head	mcast_list;
 	atomic_t		num_objs;
+	atomic_t		nobj[RXE_OBJ_NUM];
 	atomic64_t		stats[RXE_CNT_NUM];
 };
 
@@ -787,6 +801,8 @@ const char *rxe_counter_name(enum rxe_counter c);
 
 extern struct workqueue_struct *rxe_wq;
 void rxe_dealloc_driver(struct ib_device *ib_dev);
+int rxe_obj_add(struct rxe_dev *rxe, enum rxe_obj_type type);
+void rxe_obj_del(struct rxe_dev *rxe, enum rxe_obj_type type);
 
 /* verbs implemented outside rxe_verbs.c */
 int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

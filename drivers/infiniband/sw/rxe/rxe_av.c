@@ -121,9 +121,9 @@ int rxe_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 	seqlock_init(&ah->lock);
 	ret = rxe_av_from_attr(rxe, init->ah_attr, &ah->av);
-	if (!ret)
-		atomic_inc(&rxe->num_objs);
-	return ret;
+	if (ret)
+		return ret;
+	return rxe_obj_add(rxe, RXE_OBJ_AH);
 }
 
 int rxe_modify_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
@@ -206,6 +206,6 @@ int rxe_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 	if (ah->num)
 		xa_erase(&to_rdev(ibah->device)->ah_xa, ah->num);
-	atomic_dec(&to_rdev(ibah->device)->num_objs);
+	rxe_obj_del(to_rdev(ibah->device), RXE_OBJ_AH);
 	return 0;
 }

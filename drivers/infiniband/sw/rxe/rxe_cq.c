@@ -114,19 +114,23 @@ int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  attr->flags);
 		return -EOPNOTSUPP;
 	}
+	ret = rxe_obj_add(rxe, RXE_OBJ_CQ);
+	if (ret)
+		return ret;
 	cq->size = roundup_pow_of_two(attr->cqe + 1);
 	if (attrs) {
 		ret = rxe_cq_user_ring(cq, attrs);
-		if (ret)
-			return ret;
 	} else {
 		cq->queue = kvcalloc(cq->size, sizeof(*cq->queue), GFP_KERNEL);
 		if (!cq->queue)
-			return -ENOMEM;
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		rxe_obj_del(rxe, RXE_OBJ_CQ);
+		return ret;
 	}
 	spin_lock_init(&cq->lock);
 	ibcq->cqe = cq->size - 1;
-	atomic_inc(&rxe->num_objs);
 	return 0;
 }
 
@@ -136,7 +140,7 @@ int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	rxe_uring_free(cq->uring);
 	kvfree(cq->queue);
-	atomic_dec(&to_rdev(ibcq->device)->num_objs);
+	rxe_obj_del(to_rdev(ibcq->device), RXE_OBJ_CQ);
 	return 0;
 }
 

@@ -40,16 +40,23 @@ static struct rxe_mr *rxe_mr_new(struct rxe_dev *rxe, enum rxe_mr_kind kind)
 	u32 index;
 	int ret;
 
+	ret = rxe_obj_add(rxe, RXE_OBJ_MR);
+	if (ret)
+		return ERR_PTR(ret);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
+	if (!mr) {
+		rxe_obj_del(rxe, RXE_OBJ_MR);
 		return ERR_PTR(-ENOMEM);
+	}
 	mr->rxe = rxe;
 	mr->kind = kind;
 	rwlock_init(&mr->lock);
+	/* Never full: each index in use belongs to a counted MR. */
 	ret = xa_alloc_cyclic_irq(&rxe->mr_xa, &index, NULL, lim,
 				  &rxe->next_mr, GFP_KERNEL);
 	if (ret < 0) {
 		kfree(mr);
+		rxe_obj_del(rxe, RXE_OBJ_MR);
 		return ERR_PTR(ret);
 	}
 	mr->index = index;
@@ -59,10 +66,19 @@ static struct rxe_mr *rxe_mr_new(struct rxe_dev *rxe, enum rxe_mr_kind kind)
 	return mr;
 }
 
+/* Undoes rxe_mr_new() for an MR that was never published. */
+static void rxe_mr_unnew(struct rxe_mr *mr)
+{
+	struct rxe_dev *rxe = mr->rxe;
+
+	xa_erase_irq(&rxe->mr_xa, mr->index);
+	kfree(mr);
+	rxe_obj_del(rxe, RXE_OBJ_MR);
+}
+
 static void rxe_mr_publish(struct rxe_mr *mr)
 {
 	xa_store_irq(&mr->rxe->mr_xa, mr->index, mr, GFP_KERNEL);
-	atomic_inc(&mr->rxe->num_objs);
 }
 
 /* The rights an MR may be given: remote write and atomic need local write. */
@@ -109,10 +125,9 @@ struct ib_mr *rxe_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	mr->map_pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
 	mr->pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
 	if (!mr->map_pages || !mr->pages) {
-		xa_erase_irq(&mr->rxe->mr_xa, mr->index);
 		kfree(mr->map_pages);
 		kfree(mr->pages);
-		kfree(mr);
+		rxe_mr_unnew(mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->ibmr.pd = pd;
@@ -189,8 +204,7 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	}
 	mr->pages = kvcalloc(ib_umem_num_pages(umem), sizeof(u64), GFP_KERNEL);
 	if (!mr->pages) {
-		xa_erase_irq(&rxe->mr_xa, mr->index);
-		kfree(mr);
+		rxe_mr_unnew(mr);
 		ib_umem_release(umem);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -230,7 +244,7 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	kfree(mr->map_pages);
 	kvfree(mr->pages);
-	atomic_dec(&rxe->num_objs);
+	rxe_obj_del(rxe, RXE_OBJ_MR);
 	/* a lookup may still be reading the state */
 	kfree_rcu(mr, rcu);
 	return 0;

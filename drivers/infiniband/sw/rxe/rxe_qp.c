@@ -498,6 +498,9 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	    cap->max_inline_data > RXE_MAX_INLINE)
 		return -EINVAL;
 
+	ret = rxe_obj_add(rxe, RXE_OBJ_QP);
+	if (ret)
+		return ret;
 	qp->rxe = rxe;
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
@@ -522,7 +525,7 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				DIV_ROUND_UP(cap->max_inline_data,
 					     sizeof(struct ib_sge))));
 	if (ret)
-		return ret;
+		goto err_count;
 	if (!qp->srq) {
 		ret = rxe_rq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge);
 		if (ret)
@@ -539,7 +542,6 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cap->max_recv_wr = qp->rq.size;
 		cap->max_recv_sge = qp->rq.max_sge;
 	}
-	atomic_inc(&rxe->num_objs);
 	/* Published last: from here on the receive path may find it. */
 	xa_store_irq(&rxe->qp_xa, rxe_qpn(qp), qp, GFP_KERNEL);
 	return 0;
@@ -550,6 +552,8 @@ err_rq:
 err_sq:
 	kvfree(qp->sq.wqe);
 	kvfree(qp->sq.sge);
+err_count:
+	rxe_obj_del(rxe, RXE_OBJ_QP);
 	return ret;
 }
 
@@ -801,6 +805,6 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kvfree(qp->sq.sge);
 	if (!qp->srq)
 		rxe_rq_free(&qp->rq);
-	atomic_dec(&rxe->num_objs);
+	rxe_obj_del(rxe, RXE_OBJ_QP);
 	return 0;
 }

@@ -22,13 +22,17 @@ int rxe_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (!a->max_wr || a->max_wr > rxe->attr.max_srq_wr ||
 	    a->max_sge > rxe->attr.max_srq_sge || a->srq_limit > a->max_wr)
 		return -EINVAL;
-	ret = rxe_rq_init(&srq->rq, a->max_wr, a->max_sge);
+	ret = rxe_obj_add(rxe, RXE_OBJ_SRQ);
 	if (ret)
 		return ret;
+	ret = rxe_rq_init(&srq->rq, a->max_wr, a->max_sge);
+	if (ret) {
+		rxe_obj_del(rxe, RXE_OBJ_SRQ);
+		return ret;
+	}
 	srq->limit = a->srq_limit;
 	a->max_wr = srq->rq.size;
 	a->max_sge = srq->rq.max_sge;
-	atomic_inc(&rxe->num_objs);
 	return 0;
 }
 
@@ -65,7 +69,7 @@ int rxe_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int rxe_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	rxe_rq_free(&to_rsrq(ibsrq)->rq);
-	atomic_dec(&to_rdev(ibsrq->device)->num_objs);
+	rxe_obj_del(to_rdev(ibsrq->device), RXE_OBJ_SRQ);
 	return 0;
 }
 

@@ -116,13 +116,12 @@ static int rxe_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 			  udata->inlen, udata->outlen);
 		return -EINVAL;
 	}
-	atomic_inc(&to_rdev(pd->device)->num_objs);
-	return 0;
+	return rxe_obj_add(to_rdev(pd->device), RXE_OBJ_PD);
 }
 
 static int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-	atomic_dec(&to_rdev(pd->device)->num_objs);
+	rxe_obj_del(to_rdev(pd->device), RXE_OBJ_PD);
 	return 0;
 }
 

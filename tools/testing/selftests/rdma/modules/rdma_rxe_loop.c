@@ -12,7 +12,9 @@
  * rdma_rxe_guard.c adds the cases where the device must refuse: packets
  * from a host that is not the QP's path, MRs invalidated, replaced or
  * deregistered under an RDMA WRITE, registration rules, READs without
- * responder resources, a long READ, an AH of another PD, capabilities.
+ * responder resources, a long READ, an AH of another PD, capabilities;
+ * rdma_rxe_limits.c the limits query_device() reports: reached, and one
+ * past them refused.
  *
  * The module adds the addresses it uses to the device's netdev and
  * removes them again:
@@ -1788,6 +1790,7 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "rc_read_long", rc_read_long },
 	{ "ud_foreign_ah", ud_foreign_ah },
 	{ "mr_sg_gaps_advertised", mr_sg_gaps_advertised },
+	{ "limit_ah_count", limit_ah_count },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
 };
 

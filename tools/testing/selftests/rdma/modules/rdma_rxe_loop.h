@@ -4,7 +4,8 @@
  * device and PD under test, QPs with their CQs and buffers, work request
  * helpers and the fast-registered MR of the RC cases.  rdma_rxe_loop.c
  * holds these, the traffic cases and the module's set-up;
- * rdma_rxe_guard.c the cases where the device must refuse something.
+ * rdma_rxe_guard.c the cases where the device must refuse something;
+ * rdma_rxe_limits.c those of the limits query_device() reports.
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -191,5 +192,8 @@ void rc_no_responder_resources(struct rdma_ktap_ctx *ctx);
 void rc_read_long(struct rdma_ktap_ctx *ctx);
 void ud_foreign_ah(struct rdma_ktap_ctx *ctx);
 void mr_sg_gaps_advertised(struct rdma_ktap_ctx *ctx);
+
+/* The cases of rdma_rxe_limits.c */
+void limit_ah_count(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */
