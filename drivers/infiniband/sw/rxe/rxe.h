@@ -29,18 +29,23 @@
 
 #include "rxe_hdr.h"
 
-#define RXE_MAX_QP		0x10000
+/*
+ * The limits query_device() reports, stock rdma_rxe's values.  The object
+ * counts are enforced (rxe_obj_add()); past them only memory runs out.
+ */
 #define RXE_MIN_QPN		16		/* 0 and 1 are special */
-#define RXE_MAX_QP_WR		0x4000
+#define RXE_MAX_QP		(0x100000 - RXE_MIN_QPN) /* QPNs 16..0xfffff */
+#define RXE_MAX_QP_WR		0x100000
 #define RXE_MAX_SGE		32
 #define RXE_MAX_INLINE		(RXE_MAX_SGE * sizeof(struct ib_sge))
-#define RXE_MAX_CQ		0x4000
+#define RXE_MAX_CQ		0x100000
 #define RXE_MAX_CQE		0x8000
-#define RXE_MAX_MR		0x10000
-#define RXE_MAX_PD		0x10000
-#define RXE_MAX_AH		0x10000
-#define RXE_MAX_SRQ		0x4000
-#define RXE_MAX_SRQ_WR		0x4000
+#define RXE_MAX_MR		0x7ffff		/* key indices 1..0x7ffff */
+#define RXE_MAX_PD		0x100000
+#define RXE_MAX_AH		0x7fff
+#define RXE_MAX_SRQ		0xdffff
+#define RXE_MAX_SRQ_WR		0x100000
+#define RXE_MAX_SRQ_SGE		27
 #define RXE_MAX_RD_ATOMIC	16
 #define RXE_MAX_FMR_PAGES	512
 #define RXE_MAX_MCAST_GRP	64

@@ -5,10 +5,15 @@
  * that number work) and one past it is refused.
  *
  *  - the number of AHs of the device (max_ah)
+ *  - the depth of a QP's send and receive queues (max_qp_wr): a receive
+ *    queue takes exactly that many WQEs
+ *  - the depth of an SRQ (max_srq_wr), and its scatter entries
+ *    (max_srq_sge): a SEND lands in all of them
  *
  * The device must be fresh: no other user holds objects of it meanwhile.
  */
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "rdma_rxe_loop.h"
 
@@ -56,4 +61,256 @@ void limit_ah_count(struct rdma_ktap_ctx *ctx)
 	while (n)
 		rdma_destroy_ah(ahs[--n], RDMA_DESTROY_AH_SLEEPABLE);
 	kvfree(ahs);
+}
+
+/* ---- queue sizes ----------------------------------------------------------- */
+
+/* Post @n receives of one 8-byte entry in chains of 256 on @qp or @srq. */
+static int lim_post_recvs(struct ib_qp *qp, struct ib_srq *srq, u32 n,
+			  u64 addr)
+{
+	struct ib_sge sge = {
+		.addr = addr,
+		.length = 8,
+		.lkey = lt_pd->local_dma_lkey,
+	};
+	struct ib_recv_wr *wrs;
+	u32 i, chunk;
+	int ret = 0;
+
+	wrs = kcalloc(256, sizeof(*wrs), GFP_KERNEL);
+	if (!wrs)
+		return -ENOMEM;
+	while (n && !ret) {
+		chunk = min(n, 256U);
+		for (i = 0; i < chunk; i++) {
+			wrs[i].wr_id = i;
+			wrs[i].sg_list = &sge;
+			wrs[i].num_sge = 1;
+			wrs[i].next = i + 1 < chunk ? &wrs[i + 1] : NULL;
+		}
+		ret = srq ? ib_post_srq_recv(srq, wrs, NULL) :
+			    ib_post_recv(qp, wrs, NULL);
+		n -= chunk;
+	}
+	kfree(wrs);
+	return ret;
+}
+
+static struct ib_qp *lim_create_qp(struct ib_cq *cq, u32 send_wr,
+				   u32 recv_wr)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {
+			.max_send_wr = send_wr,
+			.max_recv_wr = recv_wr,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+
+	return ib_create_qp(lt_pd, &init);
+}
+
+/*
+ * A QP whose send queue, then one whose receive queue, is max_qp_wr deep
+ * (one entry each: 24 + 16 bytes a receive WQE, about 200 bytes a send
+ * WQE); the receive queue takes max_qp_wr WQEs and refuses the next with
+ * -ENOMEM.  One more than max_qp_wr either way is refused with -EINVAL.
+ */
+void limit_qp_wr(struct rdma_ktap_ctx *ctx)
+{
+	u32 max = lt_dev->attrs.max_qp_wr;
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qkey = LT_QKEY,
+	};
+	struct ib_qp_init_attr qi;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u64 *buf;
+
+	buf = kzalloc(8, GFP_KERNEL);
+	if (!RDMA_KT_EXPECT(ctx, buf, "no memory"))
+		return;
+	cq = ib_alloc_cq(lt_dev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(cq), "ib_alloc_cq: %ld", PTR_ERR(cq))) {
+		kfree(buf);
+		return;
+	}
+
+	qp = lim_create_qp(cq, max, 1);
+	if (RDMA_KT_EXPECT(ctx, !IS_ERR(qp), "max_send_wr %u: %ld", max,
+			   PTR_ERR(qp))) {
+		if (RDMA_KT_EQ(ctx, ib_query_qp(qp, &qa, 0, &qi), 0))
+			RDMA_KT_EQ(ctx, qi.cap.max_send_wr, max);
+		ib_destroy_qp(qp);
+	}
+
+	qp = lim_create_qp(cq, 1, max);
+	if (RDMA_KT_EXPECT(ctx, !IS_ERR(qp), "max_recv_wr %u: %ld", max,
+			   PTR_ERR(qp))) {
+		qa.qp_state = IB_QPS_INIT;
+		if (RDMA_KT_EQ(ctx, ib_modify_qp(qp, &qa, IB_QP_STATE |
+						 IB_QP_PKEY_INDEX | IB_QP_PORT |
+						 IB_QP_QKEY), 0) &&
+		    RDMA_KT_EQ(ctx, lim_post_recvs(qp, NULL, max, (uintptr_t)buf),
+			       0))
+			RDMA_KT_EQ(ctx, lim_post_recvs(qp, NULL, 1, (uintptr_t)buf),
+				   -ENOMEM);
+		ib_destroy_qp(qp);
+	}
+
+	qp = lim_create_qp(cq, max + 1, 1);
+	RDMA_KT_EQ(ctx, PTR_ERR_OR_ZERO(qp), -EINVAL);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	qp = lim_create_qp(cq, 1, max + 1);
+	RDMA_KT_EQ(ctx, PTR_ERR_OR_ZERO(qp), -EINVAL);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	ib_free_cq(cq);
+	kfree(buf);
+}
+
+static struct ib_srq *lim_create_srq(u32 max_wr, u32 max_sge)
+{
+	struct ib_srq_init_attr init = {
+		.srq_type = IB_SRQT_BASIC,
+		.attr = {
+			.max_wr = max_wr,
+			.max_sge = max_sge,
+		},
+	};
+
+	return ib_create_srq(lt_pd, &init);
+}
+
+/*
+ * An SRQ max_srq_wr deep takes that many WQEs and refuses the next with
+ * -ENOMEM; one of max_srq_wr + 1 is refused with -EINVAL.
+ */
+void limit_srq_wr(struct rdma_ktap_ctx *ctx)
+{
+	u32 max = lt_dev->attrs.max_srq_wr;
+	struct ib_srq_attr sa = {};
+	struct ib_srq *srq;
+	u64 *buf;
+
+	buf = kzalloc(8, GFP_KERNEL);
+	if (!RDMA_KT_EXPECT(ctx, buf, "no memory"))
+		return;
+	srq = lim_create_srq(max, 1);
+	if (RDMA_KT_EXPECT(ctx, !IS_ERR(srq), "max_wr %u: %ld", max,
+			   PTR_ERR(srq))) {
+		if (RDMA_KT_EQ(ctx, ib_query_srq(srq, &sa), 0))
+			RDMA_KT_EQ(ctx, sa.max_wr, max);
+		if (RDMA_KT_EQ(ctx, lim_post_recvs(NULL, srq, max,
+						   (uintptr_t)buf), 0))
+			RDMA_KT_EQ(ctx, lim_post_recvs(NULL, srq, 1,
+						       (uintptr_t)buf), -ENOMEM);
+		ib_destroy_srq(srq);
+	}
+	srq = lim_create_srq(max + 1, 1);
+	RDMA_KT_EQ(ctx, PTR_ERR_OR_ZERO(srq), -EINVAL);
+	if (!IS_ERR(srq))
+		ib_destroy_srq(srq);
+	kfree(buf);
+}
+
+/* Bytes of each scatter entry of limit_srq_sge, and the gap after it */
+#define LIM_SGE_LEN	8
+#define LIM_SGE_GAP	8
+
+/*
+ * An SRQ of max_srq_sge scatter entries; an RC SEND of as many times
+ * LIM_SGE_LEN bytes, received through it, lands in every entry (and not
+ * in the gaps between them).  max_srq_sge + 1 entries are refused with
+ * -EINVAL.
+ */
+void limit_srq_sge(struct rdma_ktap_ctx *ctx)
+{
+	u32 max = lt_dev->attrs.max_srq_sge, len = max * LIM_SGE_LEN, i;
+	struct lt_wr w = {
+		.op = IB_WR_SEND,
+		.wr_id = 0x5a5,
+		.signaled = true,
+		.len = len,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 0x5b5 };
+	struct ib_sge *sges = NULL;
+	struct lt_end a = {}, b = {};
+	struct ib_srq_attr sa = {};
+	struct ib_srq *srq;
+	struct ib_wc wc;
+	u8 *got = NULL;
+
+	srq = lim_create_srq(4, max + 1);
+	RDMA_KT_EQ(ctx, PTR_ERR_OR_ZERO(srq), -EINVAL);
+	if (!IS_ERR(srq))
+		ib_destroy_srq(srq);
+
+	srq = lim_create_srq(4, max);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(srq), "max_sge %u: %ld", max,
+			    PTR_ERR(srq)))
+		return;
+	sges = kcalloc(max, sizeof(*sges), GFP_KERNEL);
+	got = kmalloc(len, GFP_KERNEL);
+	if (!RDMA_KT_EXPECT(ctx, sges && got, "no memory") ||
+	    !RDMA_KT_EQ(ctx, ib_query_srq(srq, &sa), 0) ||
+	    !RDMA_KT_EQ(ctx, sa.max_sge, max) ||
+	    !RDMA_KT_EQ(ctx, len + max * LIM_SGE_GAP <= LT_BUF, 1) ||
+	    !RDMA_KT_EQ(ctx, lt_end_create(&a, IB_QPT_RC, NULL), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_end_create(&b, IB_QPT_RC, srq), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_init(&a, LT_ACCESS_ALL), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_init(&b, LT_ACCESS_ALL), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_rts(ctx, &a, lt_qpn(&b), 0x77, 0x33, 14),
+			0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_rts(ctx, &b, lt_qpn(&a), 0x33, 0x77, 14),
+			0))
+		goto out;
+
+	memset(b.rx, 0xa5, LT_BUF);
+	for (i = 0; i < max; i++) {
+		sges[i].addr = b.rx_dma + i * (LIM_SGE_LEN + LIM_SGE_GAP);
+		sges[i].length = LIM_SGE_LEN;
+		sges[i].lkey = lt_pd->local_dma_lkey;
+	}
+	rwr.sg_list = sges;
+	rwr.num_sge = max;
+	lt_fill(a.tx, len, 0x27);
+	w.laddr = a.tx_dma;
+	if (!RDMA_KT_EQ(ctx, ib_post_srq_recv(srq, &rwr, NULL), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_post_send(a.qp, &w, NULL), 0) ||
+	    !lt_expect_wc(ctx, a.scq, "SEND", w.wr_id, IB_WC_SUCCESS,
+			  IB_WC_SEND, NULL) ||
+	    !lt_expect_wc(ctx, b.rcq, "receive", rwr.wr_id, IB_WC_SUCCESS,
+			  IB_WC_RECV, &wc) ||
+	    !RDMA_KT_EQ(ctx, wc.byte_len, len))
+		goto out;
+	lt_traffic.sends++;
+	lt_traffic.recvs++;
+	lt_traffic.pkts += lt_npkts(len);
+	for (i = 0; i < max; i++) {
+		memcpy(got + i * LIM_SGE_LEN,
+		       b.rx + i * (LIM_SGE_LEN + LIM_SGE_GAP), LIM_SGE_LEN);
+		if (!RDMA_KT_EXPECT(ctx, !memchr_inv(b.rx + i * (LIM_SGE_LEN +
+							       LIM_SGE_GAP) +
+						      LIM_SGE_LEN, 0xa5,
+						      LIM_SGE_GAP),
+				    "the gap after entry %u was written", i))
+			break;
+	}
+	lt_expect_data(ctx, got, len, 0x27, "the SEND, entry by entry");
+out:
+	lt_end_destroy(&b);
+	lt_end_destroy(&a);
+	ib_destroy_srq(srq);
+	kfree(got);
+	kfree(sges);
 }

@@ -1791,6 +1791,9 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "ud_foreign_ah", ud_foreign_ah },
 	{ "mr_sg_gaps_advertised", mr_sg_gaps_advertised },
 	{ "limit_ah_count", limit_ah_count },
+	{ "limit_qp_wr", limit_qp_wr },
+	{ "limit_srq_wr", limit_srq_wr },
+	{ "limit_srq_sge", limit_srq_sge },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
 };
 

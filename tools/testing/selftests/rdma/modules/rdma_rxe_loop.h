@@ -195,5 +195,8 @@ void mr_sg_gaps_advertised(struct rdma_ktap_ctx *ctx);
 
 /* The cases of rdma_rxe_limits.c */
 void limit_ah_count(struct rdma_ktap_ctx *ctx);
+void limit_qp_wr(struct rdma_ktap_ctx *ctx);
+void limit_srq_wr(struct rdma_ktap_ctx *ctx);
+void limit_srq_sge(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */
