@@ -53,7 +53,7 @@ static const struct ib_device_attr rxe_dev_template = {
 	/* READ and ATOMIC resources, each way and for the whole device */
 	.max_qp_rd_atom = RXE_MAX_RD_ATOMIC,
 	.max_qp_init_rd_atom = RXE_MAX_RD_ATOMIC,
-	.max_res_rd_atom = RXE_MAX_RD_ATOMIC * RXE_MAX_QP,
+	.max_res_rd_atom = RXE_MAX_RES_RD_ATOM,
 	/* multicast */
 	.max_mcast_grp = RXE_MAX_MCAST_GRP,
 	.max_mcast_qp_attach = RXE_MAX_MCAST_QP_ATTACH,

@@ -46,7 +46,14 @@
 #define RXE_MAX_SRQ		0xdffff
 #define RXE_MAX_SRQ_WR		0x100000
 #define RXE_MAX_SRQ_SGE		27
-#define RXE_MAX_RD_ATOMIC	16
+/*
+ * READs and ATOMICs a QP may have outstanding as requester, and remember
+ * as responder (an array of that many struct rxe_rd_res, allocated by
+ * modify_qp()); the responder resources of all QPs together are at most
+ * RXE_MAX_RES_RD_ATOM (about 10 MiB of them).
+ */
+#define RXE_MAX_RD_ATOMIC	128
+#define RXE_MAX_RES_RD_ATOM	0x3f000
 #define RXE_MAX_FMR_PAGES	512
 #define RXE_MAX_MCAST_GRP	64
 #define RXE_MAX_MCAST_QP_ATTACH	16
@@ -136,6 +143,8 @@ enum rxe_obj_type {
  *	checks)
  * @nobj: live objects by enum rxe_obj_type, each at most its limit in
  *	@attr (rxe_obj_add())
+ * @rd_res: the responder resources (max_dest_rd_atomic) of all QPs, at
+ *	most @attr.max_res_rd_atom
  * @stats: the counters of enum rxe_counter
  */
 struct rxe_dev {
@@ -154,6 +163,7 @@ struct rxe_dev {
 	struct list_head	mcast_list;
 	atomic_t		num_objs;
 	atomic_t		nobj[RXE_OBJ_NUM];
+	atomic_t		rd_res;
 	atomic64_t		stats[RXE_CNT_NUM];
 };
 
@@ -550,8 +560,8 @@ struct rxe_sq {
 
 /*
  * What the responder remembers of an RDMA READ or ATOMIC it executed, to
- * answer its duplicates: max_dest_rd_atomic of them, the oldest
- * forgotten first.
+ * answer its duplicates: max_dest_rd_atomic of them (struct rxe_qp's
+ * @rd_res), the oldest forgotten first.
  */
 struct rxe_rd_res {
 	bool			valid;
@@ -617,6 +627,9 @@ struct rxe_rd_stream {
  * @destroyed: destroy_qp() started: timers and work are not re-armed
  * @timeout_fired: @retrans_timer expired; the engine retransmits
  * @rnr_fired: @rnr_timer expired; the engine resends after an RNR NAK
+ * @rd_res: the responder resources, @attr.max_dest_rd_atomic of them
+ *	(NULL for none); owned by the engine, replaced by modify_qp() while
+ *	it holds the engine (rxe_qp_engine_hold())
  * @req: requester state, owned by the engine
  * @comp: completer state, owned by the engine
  * @resp: responder state, owned by the engine
@@ -659,6 +672,7 @@ struct rxe_qp {
 	bool			destroyed;
 	bool			timeout_fired;
 	bool			rnr_fired;
+	struct rxe_rd_res	*rd_res;
 
 	struct {
 		u32		idx;		/* next WQE to work on */
@@ -690,8 +704,7 @@ struct rxe_qp {
 		u32		resid;
 		u32		wlen;		/* length of the open WRITE */
 		struct rxe_rd_stream rd;
-		u32		res_head;	/* next @res slot */
-		struct rxe_rd_res res[RXE_MAX_RD_ATOMIC];
+		u32		res_head;	/* next @rd_res slot */
 		bool		last_wqe;	/* SRQ: Last WQE Reached raised */
 	} resp;
 

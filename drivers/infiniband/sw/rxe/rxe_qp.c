@@ -579,6 +579,98 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	if (qp->rd_res)
+		memset(qp->rd_res, 0,
+		       qp->attr.max_dest_rd_atomic * sizeof(*qp->rd_res));
+}
+
+/*
+ * Keep the engine from running while modify_qp() replaces something it
+ * owns: wait for the run in progress, if any, then hold the engine as a
+ * run would.  The runs asked for meanwhile happen in
+ * rxe_qp_engine_release().  Process context.
+ */
+static void rxe_qp_engine_hold(struct rxe_qp *qp)
+{
+	for (;;) {
+		spin_lock_bh(&qp->eng_lock);
+		if (!qp->eng_running) {
+			qp->eng_running = true;
+			qp->eng_more = false;
+			spin_unlock_bh(&qp->eng_lock);
+			return;
+		}
+		spin_unlock_bh(&qp->eng_lock);
+		usleep_range(50, 100);
+	}
+}
+
+static void rxe_qp_engine_release(struct rxe_qp *qp)
+{
+	bool more;
+
+	spin_lock_bh(&qp->eng_lock);
+	more = qp->eng_more;
+	qp->eng_running = false;
+	spin_unlock_bh(&qp->eng_lock);
+	if (more)
+		rxe_qp_run(qp);
+}
+
+/*
+ * Responder resources for a new max_dest_rd_atomic of @n: what it adds to
+ * the QP's count against the device's max_res_rd_atom, and the array.
+ * *@res stays NULL for @n 0.
+ */
+static int rxe_rd_res_prepare(struct rxe_qp *qp, u32 n,
+			      struct rxe_rd_res **res)
+{
+	struct rxe_dev *rxe = qp->rxe;
+	u32 old = qp->attr.max_dest_rd_atomic;
+	u32 more = n > old ? n - old : 0;
+
+	*res = NULL;
+	if (more && (u32)atomic_add_return(more, &rxe->rd_res) >
+		    rxe->attr.max_res_rd_atom) {
+		atomic_sub(more, &rxe->rd_res);
+		ibdev_dbg(&rxe->ib_dev,
+			  "QP %#x: %u responder resources refused: the device has %d in all\n",
+			  rxe_qpn(qp), n, rxe->attr.max_res_rd_atom);
+		return -EINVAL;
+	}
+	if (!n)
+		return 0;
+	*res = kcalloc(n, sizeof(**res), GFP_KERNEL);
+	if (!*res) {
+		atomic_sub(more, &rxe->rd_res);
+		ibdev_dbg(&rxe->ib_dev, "QP %#x: no memory for %u responder resources\n",
+			  rxe_qpn(qp), n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Put @res, of @n entries, in the place of the QP's responder resources,
+ * keeping the newest of what they remember; give back to the device what
+ * the QP holds no more.  The engine held, @state_lock held.  Returns the
+ * old array, to be freed.
+ */
+static struct rxe_rd_res *rxe_rd_res_replace(struct rxe_qp *qp,
+					     struct rxe_rd_res *res, u32 n)
+{
+	u32 old = qp->attr.max_dest_rd_atomic, keep = min(old, n), i;
+	struct rxe_rd_res *prev = qp->rd_res;
+
+	/* slot res_head holds the oldest, the one before it the newest */
+	for (i = 0; i < keep; i++)
+		res[i] = prev[(qp->resp.res_head + old - keep + i) % old];
+	qp->resp.res_head = n ? keep % n : 0;
+	qp->rd_res = res;
+	qp->attr.max_dest_rd_atomic = n;
+	if (old > n)
+		atomic_sub(old - n, &qp->rxe->rd_res);
+	return prev;
 }
 
 static int rxe_qp_check_attr(struct rxe_qp *qp, struct ib_qp_attr *attr,
@@ -665,8 +757,10 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rxe_rd_res *res = NULL;
 	struct rxe_dest av = {};
 	enum ib_qp_state cur, next;
+	bool new_res;
 	int ret;
 
 	if (udata)
@@ -680,6 +774,14 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return ret;
 	if (mask & IB_QP_AV) {
 		ret = rxe_av_from_attr(qp->rxe, &attr->ah_attr, &av);
+		if (ret)
+			return ret;
+	}
+	/* Last, as it cannot be undone: nothing below fails. */
+	new_res = (mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+		  attr->max_dest_rd_atomic != qp->attr.max_dest_rd_atomic;
+	if (new_res) {
+		ret = rxe_rd_res_prepare(qp, attr->max_dest_rd_atomic, &res);
 		if (ret)
 			return ret;
 	}
@@ -697,7 +799,11 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		rxe_qp_reset(qp);
 	}
 
+	if (new_res)
+		rxe_qp_engine_hold(qp);
 	spin_lock_bh(&qp->state_lock);
+	if (new_res)
+		res = rxe_rd_res_replace(qp, res, attr->max_dest_rd_atomic);
 	rxe_qp_store_attrs(&qp->attr, attr, mask);
 	/* What the engine keeps of them */
 	if (mask & IB_QP_AV) {
@@ -731,6 +837,10 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	qp->attr.cur_qp_state = next;
 	WRITE_ONCE(qp->state, next);
 	spin_unlock_bh(&qp->state_lock);
+	if (new_res) {
+		rxe_qp_engine_release(qp);
+		kfree(res);
+	}
 
 	if (next == IB_QPS_ERR)
 		rxe_qp_run(qp);
@@ -805,6 +915,8 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kvfree(qp->sq.sge);
 	if (!qp->srq)
 		rxe_rq_free(&qp->rq);
+	kfree(qp->rd_res);
+	atomic_sub(qp->attr.max_dest_rd_atomic, &rxe->rd_res);
 	rxe_obj_del(rxe, RXE_OBJ_QP);
 	return 0;
 }

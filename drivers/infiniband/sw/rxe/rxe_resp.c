@@ -242,8 +242,8 @@ static struct rxe_rd_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 	struct rxe_rd_res *res;
 	unsigned int i;
 
-	for (i = 0; i < RXE_MAX_RD_ATOMIC; i++) {
-		res = &qp->resp.res[i];
+	for (i = 0; i < qp->attr.max_dest_rd_atomic; i++) {
+		res = &qp->rd_res[i];
 		if (res->valid && rxe_psn_diff(psn, res->first_psn) >= 0 &&
 		    rxe_psn_diff(psn, res->last_psn) <= 0)
 			return res;
@@ -259,7 +259,7 @@ static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, bool atomic,
 					   u32 first_psn, u32 last_psn)
 {
 	u32 slots = qp->attr.max_dest_rd_atomic;
-	struct rxe_rd_res *res = &qp->resp.res[qp->resp.res_head % slots];
+	struct rxe_rd_res *res = &qp->rd_res[qp->resp.res_head % slots];
 
 	qp->resp.res_head = (qp->resp.res_head + 1) % slots;
 	memset(res, 0, sizeof(*res));

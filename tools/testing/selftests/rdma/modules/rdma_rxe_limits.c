@@ -9,6 +9,10 @@
  *    queue takes exactly that many WQEs
  *  - the depth of an SRQ (max_srq_wr), and its scatter entries
  *    (max_srq_sge): a SEND lands in all of them
+ *  - READs outstanding, each way (max_qp_init_rd_atom, max_qp_rd_atom):
+ *    that many READs posted at once all complete
+ *  - the responder resources of the whole device (max_res_rd_atom): RC
+ *    QPs with max_qp_rd_atom each, until the device has given them all
  *
  * The device must be fresh: no other user holds objects of it meanwhile.
  */
@@ -313,4 +317,179 @@ out:
 	ib_destroy_srq(srq);
 	kfree(got);
 	kfree(sges);
+}
+
+/* ---- READs and ATOMICs ----------------------------------------------------- */
+
+/* Bytes of each READ of limit_rd_atomic */
+#define LIM_READ_LEN	32
+
+/*
+ * max_dest_rd_atomic and max_rd_atomic one past the device's limits are
+ * refused with -EINVAL.  A QP pair with the limits each way: as many READs
+ * as max_qp_init_rd_atom, posted at once, all complete with the data.
+ */
+void limit_rd_atomic(struct rdma_ktap_ctx *ctx)
+{
+	u32 n = min(lt_dev->attrs.max_qp_init_rd_atom,
+		    lt_dev->attrs.max_qp_rd_atom), i;
+	struct lt_rc_opts o = {
+		.sgid_idx = lt_idx4,
+		.max_dest_rd_atomic = lt_dev->attrs.max_qp_rd_atom,
+		.min_rnr_timer = 1,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.max_rd_atomic = lt_dev->attrs.max_qp_init_rd_atom,
+	};
+	struct lt_wr rd = {
+		.op = IB_WR_RDMA_READ,
+		.signaled = true,
+		.len = LIM_READ_LEN,
+	};
+	struct ib_qp_init_attr qi;
+	struct ib_qp_attr qa = {};
+	struct lt_end a = {}, b = {};
+	struct lt_mr m = {};
+	char what[24];
+
+	if (!RDMA_KT_EXPECT(ctx, n * LIM_READ_LEN <= min(LT_BUF, LT_MR_BYTES),
+			    "%u READs of %u bytes do not fit", n,
+			    LIM_READ_LEN) ||
+	    !RDMA_KT_EQ(ctx, lt_end_create_depth(&a, IB_QPT_RC, NULL, n), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_end_create_depth(&b, IB_QPT_RC, NULL, n), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_init(&a, LT_ACCESS_ALL), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_init(&b, LT_ACCESS_ALL), 0))
+		goto out;
+
+	/* One past either limit: refused, the QP stays in INIT. */
+	if (!lt_path_attr(ctx, &qa.ah_attr, lt_idx4))
+		goto out;
+	qa.qp_state = IB_QPS_RTR;
+	qa.path_mtu = lt_mtu_enum;
+	qa.dest_qp_num = lt_qpn(&b);
+	qa.min_rnr_timer = 1;
+	qa.max_dest_rd_atomic = lt_dev->attrs.max_qp_rd_atom + 1;
+	RDMA_KT_EQ(ctx, ib_modify_qp(a.qp, &qa, IB_QP_STATE | IB_QP_AV |
+				     IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+				     IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+				     IB_QP_MIN_RNR_TIMER), -EINVAL);
+	o.max_rd_atomic = lt_dev->attrs.max_qp_init_rd_atom + 1;
+	RDMA_KT_EQ(ctx, lt_to_rts_opts(ctx, &a, lt_qpn(&b), 0x100, 0x200, &o),
+		   -EINVAL);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RESET;
+	o.max_rd_atomic = lt_dev->attrs.max_qp_init_rd_atom;
+	if (!RDMA_KT_EQ(ctx, ib_modify_qp(a.qp, &qa, IB_QP_STATE), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_init(&a, LT_ACCESS_ALL), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_rts_opts(ctx, &a, lt_qpn(&b), 0x100, 0x200,
+					    &o), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_to_rts_opts(ctx, &b, lt_qpn(&a), 0x200, 0x100,
+					    &o), 0) ||
+	    !RDMA_KT_EQ(ctx, ib_query_qp(b.qp, &qa, IB_QP_MAX_DEST_RD_ATOMIC,
+					 &qi), 0) ||
+	    !RDMA_KT_EQ(ctx, qa.max_dest_rd_atomic, lt_dev->attrs.max_qp_rd_atom) ||
+	    !lt_mr_reg(ctx, &b, &m, LT_ACCESS_ALL))
+		goto out;
+
+	lt_fill(m.va, n * LIM_READ_LEN, 0x4d);
+	memset(a.rx, 0xa5, LT_BUF);
+	for (i = 0; i < n; i++) {
+		rd.wr_id = 0x4d00 + i;
+		rd.laddr = a.rx_dma + i * LIM_READ_LEN;
+		rd.raddr = m.mr->iova + i * LIM_READ_LEN;
+		rd.rkey = m.mr->rkey;
+		if (!RDMA_KT_EQ(ctx, lt_post_send(a.qp, &rd, NULL), 0))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "READ %u of %u", i + 1, n);
+		if (!lt_expect_wc(ctx, a.scq, what, 0x4d00 + i, IB_WC_SUCCESS,
+				  IB_WC_RDMA_READ, NULL))
+			goto out;
+	}
+	lt_traffic.pkts += 2 * n;
+	lt_expect_data(ctx, a.rx, n * LIM_READ_LEN, 0x4d, "what the READs read");
+out:
+	lt_mr_free(&m);
+	lt_end_destroy(&b);
+	lt_end_destroy(&a);
+}
+
+/*
+ * RC QPs taken to RTR with max_qp_rd_atom responder resources each: the
+ * device gives max_res_rd_atom of them in all (no other QP holds any),
+ * then refuses with -EINVAL; a QP destroyed gives its share back.
+ */
+void limit_res_rd_atom(struct rdma_ktap_ctx *ctx)
+{
+	u32 per = lt_dev->attrs.max_qp_rd_atom;
+	u32 want = per ? lt_dev->attrs.max_res_rd_atom / per : 0, n = 0;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 1,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+	struct ib_qp_attr qa = {}, ra = {};
+	struct ib_qp **qps = NULL;
+	struct ib_cq *cq;
+	int ret = 0;
+
+	if (!RDMA_KT_EXPECT(ctx, want > 0, "max_res_rd_atom %d, max_qp_rd_atom %u",
+			    lt_dev->attrs.max_res_rd_atom, per) ||
+	    !lt_path_attr(ctx, &ra.ah_attr, lt_idx4))
+		return;
+	cq = ib_alloc_cq(lt_dev, NULL, 4, 0, IB_POLL_DIRECT);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(cq), "ib_alloc_cq: %ld", PTR_ERR(cq)))
+		return;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qps = kvcalloc(want + 1, sizeof(*qps), GFP_KERNEL);
+	if (!RDMA_KT_EXPECT(ctx, qps, "no memory for %u QP pointers", want + 1))
+		goto out;
+
+	qa.qp_state = IB_QPS_INIT;
+	qa.port_num = 1;
+	ra.qp_state = IB_QPS_RTR;
+	ra.path_mtu = lt_mtu_enum;
+	ra.min_rnr_timer = 1;
+	ra.max_dest_rd_atomic = per;
+	while (n <= want) {
+		qps[n] = ib_create_qp(lt_pd, &init);
+		if (!RDMA_KT_EXPECT(ctx, !IS_ERR(qps[n]), "QP %u: %ld", n + 1,
+				    PTR_ERR(qps[n]))) {
+			qps[n] = NULL;
+			goto out;
+		}
+		ra.dest_qp_num = qps[n]->qp_num;
+		if (!RDMA_KT_EQ(ctx, ib_modify_qp(qps[n], &qa, IB_QP_STATE |
+						  IB_QP_PKEY_INDEX | IB_QP_PORT |
+						  IB_QP_ACCESS_FLAGS), 0))
+			goto out;
+		ret = ib_modify_qp(qps[n++], &ra, IB_QP_STATE | IB_QP_AV |
+				   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+				   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+				   IB_QP_MIN_RNR_TIMER);
+		if (ret)
+			break;
+	}
+	/* @want of them in RTR; the next one refused and still in INIT */
+	if (!RDMA_KT_EQ(ctx, n, want + 1) || !RDMA_KT_EQ(ctx, ret, -EINVAL))
+		goto out;
+	ib_destroy_qp(qps[0]);
+	qps[0] = NULL;
+	RDMA_KT_EQ(ctx, ib_modify_qp(qps[want], &ra, IB_QP_STATE | IB_QP_AV |
+				     IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+				     IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+				     IB_QP_MIN_RNR_TIMER), 0);
+out:
+	while (n--)
+		if (qps[n])
+			ib_destroy_qp(qps[n]);
+	kvfree(qps);
+	ib_free_cq(cq);
 }

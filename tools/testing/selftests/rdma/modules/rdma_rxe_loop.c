@@ -200,6 +200,13 @@ void lt_end_destroy(struct lt_end *e)
 int lt_end_create(struct lt_end *e, enum ib_qp_type type,
 		  struct ib_srq *srq)
 {
+	return lt_end_create_depth(e, type, srq, LT_DEPTH);
+}
+
+/* lt_end_create() with queues @depth deep and CQs of twice that */
+int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
+			struct ib_srq *srq, u32 depth)
+{
 	struct ib_qp_init_attr init = {
 		.event_handler = lt_qp_event,
 		.qp_context = e,
@@ -207,8 +214,8 @@ int lt_end_create(struct lt_end *e, enum ib_qp_type type,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.srq = srq,
 		.cap = {
-			.max_send_wr = LT_DEPTH,
-			.max_recv_wr = srq ? 0 : LT_DEPTH,
+			.max_send_wr = depth,
+			.max_recv_wr = srq ? 0 : depth,
 			.max_send_sge = 1,
 			.max_recv_sge = srq ? 0 : 1,
 		},
@@ -233,13 +240,13 @@ int lt_end_create(struct lt_end *e, enum ib_qp_type type,
 	e->tx_dma = ib_dma_map_single(lt_dev, e->tx, LT_BUF, DMA_TO_DEVICE);
 	e->rx_dma = ib_dma_map_single(lt_dev, e->rx, LT_BUF,
 				      DMA_BIDIRECTIONAL);
-	e->scq = ib_alloc_cq(lt_dev, e, 2 * LT_DEPTH, 0, IB_POLL_DIRECT);
+	e->scq = ib_alloc_cq(lt_dev, e, 2 * depth, 0, IB_POLL_DIRECT);
 	if (IS_ERR(e->scq)) {
 		ret = PTR_ERR(e->scq);
 		e->scq = NULL;
 		goto err;
 	}
-	e->rcq = ib_alloc_cq(lt_dev, e, 2 * LT_DEPTH, 0, IB_POLL_DIRECT);
+	e->rcq = ib_alloc_cq(lt_dev, e, 2 * depth, 0, IB_POLL_DIRECT);
 	if (IS_ERR(e->rcq)) {
 		ret = PTR_ERR(e->rcq);
 		e->rcq = NULL;
@@ -341,7 +348,7 @@ int lt_to_rts_opts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
 		qa.timeout = o->timeout;
 		qa.retry_cnt = o->retry_cnt;
 		qa.rnr_retry = 7;
-		qa.max_rd_atomic = 4;
+		qa.max_rd_atomic = o->max_rd_atomic ?: 4;
 		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			IB_QP_MAX_QP_RD_ATOMIC;
 	}
@@ -1794,6 +1801,8 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "limit_qp_wr", limit_qp_wr },
 	{ "limit_srq_wr", limit_srq_wr },
 	{ "limit_srq_sge", limit_srq_sge },
+	{ "limit_rd_atomic", limit_rd_atomic },
+	{ "limit_res_rd_atom", limit_res_rd_atom },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
 };
 

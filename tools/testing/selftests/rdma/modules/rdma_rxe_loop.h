@@ -137,6 +137,7 @@ extern int lt_idx4_other;
  * @min_rnr_timer: RNR NAK timer code the QP asks for
  * @timeout: local ACK timeout code, 0 for none
  * @retry_cnt: retransmissions before a message fails
+ * @max_rd_atomic: READs and ATOMICs outstanding as requester (0: 4)
  */
 struct lt_rc_opts {
 	int sgid_idx;
@@ -144,6 +145,7 @@ struct lt_rc_opts {
 	u8 min_rnr_timer;
 	u8 timeout;
 	u8 retry_cnt;
+	u8 max_rd_atomic;
 };
 
 bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
@@ -152,6 +154,8 @@ bool lt_path_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
 		  int sgid_idx);
 void lt_end_destroy(struct lt_end *e);
 int lt_end_create(struct lt_end *e, enum ib_qp_type type, struct ib_srq *srq);
+int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
+			struct ib_srq *srq, u32 depth);
 u32 lt_qpn(const struct lt_end *e);
 int lt_ud_ready(struct lt_end *e);
 int lt_to_init(struct lt_end *e, int access);
@@ -198,5 +202,7 @@ void limit_ah_count(struct rdma_ktap_ctx *ctx);
 void limit_qp_wr(struct rdma_ktap_ctx *ctx);
 void limit_srq_wr(struct rdma_ktap_ctx *ctx);
 void limit_srq_sge(struct rdma_ktap_ctx *ctx);
+void limit_rd_atomic(struct rdma_ktap_ctx *ctx);
+void limit_res_rd_atom(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */
