@@ -219,8 +219,11 @@ static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (!rxe)
 		return -ENOMEM;
 	spin_lock_init(&rxe->lock);
-	spin_lock_init(&rxe->mcast_lock);
-	INIT_LIST_HEAD(&rxe->mcast_list);
+	ret = rxe_mcast_init(rxe);
+	if (ret) {
+		ib_dealloc_device(&rxe->ib_dev);
+		return ret;
+	}
 	xa_init_flags(&rxe->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rxe->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rxe->ah_xa, XA_FLAGS_ALLOC1);

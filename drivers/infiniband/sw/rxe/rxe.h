@@ -18,6 +18,7 @@
 
 #include <linux/kref.h>
 #include <linux/netdevice.h>
+#include <linux/rhashtable-types.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -55,8 +56,9 @@
 #define RXE_MAX_RD_ATOMIC	128
 #define RXE_MAX_RES_RD_ATOM	0x3f000
 #define RXE_MAX_FMR_PAGES	512
-#define RXE_MAX_MCAST_GRP	64
-#define RXE_MAX_MCAST_QP_ATTACH	16
+/* Multicast groups (found by GID in a hash table) and QPs in each */
+#define RXE_MAX_MCAST_GRP	8192
+#define RXE_MAX_MCAST_QP_ATTACH	56
 /* The longest message, as the IBTA allows and as stock rxe has it */
 #define RXE_MAX_MSG_SZ		0x80000000U
 /*
@@ -139,6 +141,8 @@ enum rxe_obj_type {
  * @next_mr: allocation cursor for MR key indices
  * @mcast_lock: multicast attachments; spin_lock_bh
  * @mcast_list: the multicast groups QPs are attached to; under @mcast_lock
+ * @mcast_ht: the same groups by GID; changed under @mcast_lock
+ * @mcast_ngroups: entries of @mcast_list; under @mcast_lock
  * @num_objs: live user contexts, PDs, AHs, CQs, SRQs, QPs, MRs (lifetime
  *	checks)
  * @nobj: live objects by enum rxe_obj_type, each at most its limit in
@@ -161,6 +165,8 @@ struct rxe_dev {
 	u32			next_mr;
 	spinlock_t		mcast_lock;	/* mcast_list and its groups */
 	struct list_head	mcast_list;
+	struct rhashtable	mcast_ht;
+	unsigned int		mcast_ngroups;
 	atomic_t		num_objs;
 	atomic_t		nobj[RXE_OBJ_NUM];
 	atomic_t		rd_res;
@@ -627,6 +633,8 @@ struct rxe_rd_stream {
  * @destroyed: destroy_qp() started: timers and work are not re-armed
  * @timeout_fired: @retrans_timer expired; the engine retransmits
  * @rnr_fired: @rnr_timer expired; the engine resends after an RNR NAK
+ * @mcast_n: multicast groups the QP is attached to; under the device's
+ *	mcast_lock
  * @rd_res: the responder resources, @attr.max_dest_rd_atomic of them
  *	(NULL for none); owned by the engine, replaced by modify_qp() while
  *	it holds the engine (rxe_qp_engine_hold())
@@ -672,6 +680,7 @@ struct rxe_qp {
 	bool			destroyed;
 	bool			timeout_fired;
 	bool			rnr_fired;
+	unsigned int		mcast_n;
 	struct rxe_rd_res	*rd_res;
 
 	struct {
@@ -753,6 +762,7 @@ int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int rxe_mcast_deliver(struct rxe_dev *rxe, const union ib_gid *dgid,
 		      struct sk_buff *skb, const struct rxe_pkt *pkt);
+int rxe_mcast_init(struct rxe_dev *rxe);
 void rxe_mcast_cleanup(struct rxe_dev *rxe);
 void rxe_mcast_detach_all(struct rxe_qp *qp);
 bool rxe_rcv_mcast_qp(struct rxe_dev *rxe, struct rxe_qp *qp,

@@ -5,10 +5,15 @@
  * The netdev's multicast filter gets the group's MAC (01:00:5e:... for
  * IPv4-mapped GIDs, 33:33:... for IPv6) while a group exists.
  *
- * rxe_dev.mcast_lock (spin_lock_bh) guards the list and the groups.  A
- * group holds no QP reference: destroy_qp() detaches the QP first.
+ * A device has up to RXE_MAX_MCAST_GRP groups of up to
+ * RXE_MAX_MCAST_QP_ATTACH QPs each; a datagram finds its group in a hash
+ * table by GID, the control path walks them in a list.
+ * rxe_dev.mcast_lock (spin_lock_bh) guards the list, the table's changes
+ * and the groups; lookups take it too.  A group holds no QP reference:
+ * destroy_qp() detaches the QP first.
  */
 #include <linux/if_ether.h>
+#include <linux/rhashtable.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/addrconf.h>
@@ -17,10 +22,18 @@
 #include "rxe.h"
 
 struct rxe_mcg {
+	struct rhash_head	node;
 	struct list_head	link;
 	union ib_gid		gid;
 	unsigned int		nqp;
 	struct rxe_qp		*qp[RXE_MAX_MCAST_QP_ATTACH];
+};
+
+static const struct rhashtable_params rxe_mcg_params = {
+	.key_len = sizeof(union ib_gid),
+	.key_offset = offsetof(struct rxe_mcg, gid),
+	.head_offset = offsetof(struct rxe_mcg, node),
+	.automatic_shrinking = true,
 };
 
 static void rxe_mcast_mac(const union ib_gid *gid, u8 *mac)
@@ -33,15 +46,11 @@ static void rxe_mcast_mac(const union ib_gid *gid, u8 *mac)
 		ipv6_eth_mc_map(a, mac);
 }
 
+/* rxe->mcast_lock held */
 static struct rxe_mcg *rxe_mcg_find(struct rxe_dev *rxe,
 				    const union ib_gid *gid)
 {
-	struct rxe_mcg *g;
-
-	list_for_each_entry(g, &rxe->mcast_list, link)
-		if (!memcmp(g->gid.raw, gid->raw, sizeof(*gid)))
-			return g;
-	return NULL;
+	return rhashtable_lookup_fast(&rxe->mcast_ht, gid, rxe_mcg_params);
 }
 
 static void rxe_mcast_filter(struct rxe_dev *rxe, const union ib_gid *gid,
@@ -65,8 +74,8 @@ int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	struct rxe_qp *qp = to_rqp(ibqp);
 	struct rxe_dev *rxe = qp->rxe;
 	struct rxe_mcg *g, *n;
-	unsigned int i, count = 0;
 	bool created = false;
+	unsigned int i;
 	int ret = 0;
 
 	if (qp->type_mask != RXE_MASK_UD ||
@@ -78,26 +87,37 @@ int rxe_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	spin_lock_bh(&rxe->mcast_lock);
 	g = rxe_mcg_find(rxe, gid);
 	if (!g) {
-		list_for_each_entry(g, &rxe->mcast_list, link)
-			count++;
-		if (count >= RXE_MAX_MCAST_GRP) {
+		if (rxe->mcast_ngroups >= rxe->attr.max_mcast_grp) {
+			ibdev_dbg(&rxe->ib_dev, "QP %#x: group %pI6 refused: %u groups already\n",
+				  rxe_qpn(qp), gid->raw, rxe->mcast_ngroups);
 			ret = -ENOMEM;
 			goto out;
 		}
 		g = n;
-		n = NULL;
 		g->gid = *gid;
+		ret = rhashtable_insert_fast(&rxe->mcast_ht, &g->node,
+					     rxe_mcg_params);
+		if (ret) {
+			ibdev_dbg(&rxe->ib_dev, "QP %#x: group %pI6 not hashed: %d\n",
+				  rxe_qpn(qp), gid->raw, ret);
+			goto out;
+		}
+		n = NULL;
 		list_add(&g->link, &rxe->mcast_list);
+		rxe->mcast_ngroups++;
 		created = true;
 	}
 	for (i = 0; i < g->nqp; i++)
 		if (g->qp[i] == qp)
 			goto out;
-	if (g->nqp >= RXE_MAX_MCAST_QP_ATTACH) {
+	if (g->nqp >= rxe->attr.max_mcast_qp_attach) {
+		ibdev_dbg(&rxe->ib_dev, "QP %#x: group %pI6 refused: it has %u QPs\n",
+			  rxe_qpn(qp), gid->raw, g->nqp);
 		ret = -ENOMEM;
 		goto out;
 	}
 	g->qp[g->nqp++] = qp;
+	qp->mcast_n++;
 out:
 	spin_unlock_bh(&rxe->mcast_lock);
 	kfree(n);
@@ -106,20 +126,29 @@ out:
 	return ret;
 }
 
-/* rxe->mcast_lock held; true if the group is now empty and unlinked. */
-static bool rxe_mcg_remove(struct rxe_mcg *g, struct rxe_qp *qp)
+/*
+ * Take @qp out of @g; rxe->mcast_lock held.  False if it was not in.
+ * *@empty: the group has no QP left and is unlinked.
+ */
+static bool rxe_mcg_remove(struct rxe_dev *rxe, struct rxe_mcg *g,
+			   struct rxe_qp *qp, bool *empty)
 {
 	unsigned int i;
 
-	for (i = 0; i < g->nqp; i++) {
-		if (g->qp[i] != qp)
-			continue;
-		g->qp[i] = g->qp[--g->nqp];
-		break;
-	}
-	if (g->nqp)
+	*empty = false;
+	for (i = 0; i < g->nqp && g->qp[i] != qp; i++)
+		;
+	if (i == g->nqp)
 		return false;
-	list_del(&g->link);
+	g->qp[i] = g->qp[--g->nqp];
+	qp->mcast_n--;
+	if (!g->nqp) {
+		rhashtable_remove_fast(&rxe->mcast_ht, &g->node,
+				       rxe_mcg_params);
+		list_del(&g->link);
+		rxe->mcast_ngroups--;
+		*empty = true;
+	}
 	return true;
 }
 
@@ -127,16 +156,19 @@ int rxe_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
 	struct rxe_dev *rxe = qp->rxe;
+	bool empty = false, was_in = false;
 	struct rxe_mcg *g;
-	bool empty = false;
 
 	spin_lock_bh(&rxe->mcast_lock);
 	g = rxe_mcg_find(rxe, gid);
 	if (g)
-		empty = rxe_mcg_remove(g, qp);
+		was_in = rxe_mcg_remove(rxe, g, qp, &empty);
 	spin_unlock_bh(&rxe->mcast_lock);
-	if (!g)
+	if (!was_in) {
+		ibdev_dbg(&rxe->ib_dev, "QP %#x: detach from %pI6, not attached\n",
+			  rxe_qpn(qp), gid->raw);
 		return -EINVAL;
+	}
 	if (empty) {
 		rxe_mcast_filter(rxe, gid, false);
 		kfree(g);
@@ -153,13 +185,17 @@ void rxe_mcast_detach_all(struct rxe_qp *qp)
 	struct rxe_dev *rxe = qp->rxe;
 	struct rxe_mcg *g, *t;
 	LIST_HEAD(gone);
+	bool empty;
 
 	if (qp->type_mask != RXE_MASK_UD)
 		return;
 	spin_lock_bh(&rxe->mcast_lock);
-	list_for_each_entry_safe(g, t, &rxe->mcast_list, link)
-		if (rxe_mcg_remove(g, qp))
+	list_for_each_entry_safe(g, t, &rxe->mcast_list, link) {
+		if (!qp->mcast_n)
+			break;
+		if (rxe_mcg_remove(rxe, g, qp, &empty) && empty)
 			list_add(&g->link, &gone);
+	}
 	spin_unlock_bh(&rxe->mcast_lock);
 	list_for_each_entry_safe(g, t, &gone, link) {
 		rxe_mcast_filter(rxe, &g->gid, false);
@@ -168,8 +204,22 @@ void rxe_mcast_detach_all(struct rxe_qp *qp)
 }
 
 /**
- * rxe_mcast_cleanup() - free what is left at device teardown
+ * rxe_mcast_init() - set up a new device's multicast groups
  * @rxe: the device
+ *
+ * Return: 0 or the error of rhashtable_init().
+ */
+int rxe_mcast_init(struct rxe_dev *rxe)
+{
+	spin_lock_init(&rxe->mcast_lock);
+	INIT_LIST_HEAD(&rxe->mcast_list);
+	rxe->mcast_ngroups = 0;
+	return rhashtable_init(&rxe->mcast_ht, &rxe_mcg_params);
+}
+
+/**
+ * rxe_mcast_cleanup() - free what is left at device teardown
+ * @rxe: the device, whose rxe_mcast_init() succeeded
  */
 void rxe_mcast_cleanup(struct rxe_dev *rxe)
 {
@@ -179,6 +229,8 @@ void rxe_mcast_cleanup(struct rxe_dev *rxe)
 		list_del(&g->link);
 		kfree(g);
 	}
+	rxe->mcast_ngroups = 0;
+	rhashtable_destroy(&rxe->mcast_ht);
 }
 
 /**

@@ -13,10 +13,13 @@
  *    that many READs posted at once all complete
  *  - the responder resources of the whole device (max_res_rd_atom): RC
  *    QPs with max_qp_rd_atom each, until the device has given them all
+ *  - multicast groups (max_mcast_grp) and the QPs of a group
+ *    (max_mcast_qp_attach)
  *
  * The device must be fresh: no other user holds objects of it meanwhile.
  */
 #include <linux/slab.h>
+#include <linux/unaligned.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "rdma_rxe_loop.h"
@@ -491,5 +494,98 @@ out:
 		if (qps[n])
 			ib_destroy_qp(qps[n]);
 	kvfree(qps);
+	ib_free_cq(cq);
+}
+
+/* ---- multicast ----------------------------------------------------------- */
+
+/*
+ * Group @i of limit_mcast: ff0e::i:0:1.  They all share the Ethernet
+ * address 33:33:00:00:00:01, so that the netdev's filter stays one entry.
+ */
+static void lim_mcast_gid(union ib_gid *gid, u32 i)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xff;
+	gid->raw[1] = 0x0e;
+	put_unaligned_be32(i, &gid->raw[8]);
+	gid->raw[15] = 1;
+}
+
+/*
+ * One UD QP in max_mcast_grp groups, the next group refused with -ENOMEM;
+ * max_mcast_qp_attach QPs in one group, the next QP refused with -ENOMEM.
+ * A group goes with its last QP: as many groups can be joined again.
+ * Detaching a QP that is not in the group is refused with -EINVAL.
+ */
+void limit_mcast(struct rdma_ktap_ctx *ctx)
+{
+	u32 ngrp = lt_dev->attrs.max_mcast_grp;
+	u32 nqp = lt_dev->attrs.max_mcast_qp_attach, i, round;
+	struct ib_qp **qps = NULL, *qp;
+	union ib_gid gid;
+	struct ib_cq *cq;
+	bool ok;
+
+	if (!RDMA_KT_EXPECT(ctx, ngrp && nqp, "max_mcast_grp %u, max_mcast_qp_attach %u",
+			    ngrp, nqp))
+		return;
+	cq = ib_alloc_cq(lt_dev, NULL, 4, 0, IB_POLL_DIRECT);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(cq), "ib_alloc_cq: %ld", PTR_ERR(cq)))
+		return;
+	qps = kcalloc(nqp + 1, sizeof(*qps), GFP_KERNEL);
+	if (!RDMA_KT_EXPECT(ctx, qps, "no memory"))
+		goto out;
+
+	/* Twice: the groups of the first round went with their QP. */
+	for (round = 0; round < 2; round++) {
+		qp = lim_create_qp(cq, 1, 1);
+		if (!RDMA_KT_EXPECT(ctx, !IS_ERR(qp), "QP: %ld", PTR_ERR(qp)))
+			goto out;
+		for (i = 0; i < ngrp; i++) {
+			lim_mcast_gid(&gid, i);
+			if (!RDMA_KT_EQ(ctx, ib_attach_mcast(qp, &gid, 0), 0))
+				break;
+		}
+		ok = i == ngrp;
+		lim_mcast_gid(&gid, ngrp);
+		if (ok)
+			RDMA_KT_EQ(ctx, ib_attach_mcast(qp, &gid, 0), -ENOMEM);
+		while (i--) {
+			lim_mcast_gid(&gid, i);
+			if (!RDMA_KT_EQ(ctx, ib_detach_mcast(qp, &gid, 0), 0))
+				ok = false;
+		}
+		/* the group went with it */
+		RDMA_KT_EQ(ctx, ib_detach_mcast(qp, &gid, 0), -EINVAL);
+		RDMA_KT_EQ(ctx, ib_destroy_qp(qp), 0);
+		if (!ok)
+			goto out;
+	}
+
+	/* Group 0 with as many QPs as it may have, then one more. */
+	lim_mcast_gid(&gid, 0);
+	for (i = 0; i <= nqp; i++) {
+		qps[i] = lim_create_qp(cq, 1, 1);
+		if (!RDMA_KT_EXPECT(ctx, !IS_ERR(qps[i]), "QP %u: %ld", i + 1,
+				    PTR_ERR(qps[i]))) {
+			qps[i] = NULL;
+			goto out;
+		}
+		if (!RDMA_KT_EQ(ctx, ib_attach_mcast(qps[i], &gid, 0),
+				i < nqp ? 0 : -ENOMEM))
+			goto out;
+	}
+	/* Room again once one leaves; it cannot leave twice. */
+	if (RDMA_KT_EQ(ctx, ib_detach_mcast(qps[0], &gid, 0), 0))
+		RDMA_KT_EQ(ctx, ib_attach_mcast(qps[nqp], &gid, 0), 0);
+	RDMA_KT_EQ(ctx, ib_detach_mcast(qps[0], &gid, 0), -EINVAL);
+	for (i = 1; i <= nqp; i++)
+		RDMA_KT_EQ(ctx, ib_detach_mcast(qps[i], &gid, 0), 0);
+out:
+	for (i = 0; qps && i <= nqp; i++)
+		if (qps[i])
+			ib_destroy_qp(qps[i]);
+	kfree(qps);
 	ib_free_cq(cq);
 }

@@ -1803,6 +1803,7 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "limit_srq_sge", limit_srq_sge },
 	{ "limit_rd_atomic", limit_rd_atomic },
 	{ "limit_res_rd_atom", limit_res_rd_atom },
+	{ "limit_mcast", limit_mcast },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
 };
 
