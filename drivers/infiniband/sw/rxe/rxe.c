@@ -24,7 +24,11 @@ struct workqueue_struct *rxe_wq;
 static const struct ib_device_attr rxe_dev_template = {
 	.vendor_id = 0xffffff,
 	.max_mr_size = U64_MAX,
-	.page_size_cap = PAGE_SIZE | SZ_4K,
+	/*
+	 * A fast-reg MR takes pages of any power of two from 4 KiB to 2 GiB
+	 * (ib_mr.page_size is 32 bits): it reaches them by kernel address.
+	 */
+	.page_size_cap = GENMASK(31, 12),
 	.device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
 			    IB_DEVICE_SYS_IMAGE_GUID |
 			    IB_DEVICE_RC_RNR_NAK_GEN |

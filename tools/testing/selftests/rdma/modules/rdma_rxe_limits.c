@@ -15,6 +15,8 @@
  *    QPs with max_qp_rd_atom each, until the device has given them all
  *  - multicast groups (max_mcast_grp) and the QPs of a group
  *    (max_mcast_qp_attach)
+ *  - the page sizes of a fast-registered MR (page_size_cap): RDMA WRITEs
+ *    and READs through MRs of 4 KiB, 64 KiB, 2 MiB and 2 GiB pages
  *
  * The device must be fresh: no other user holds objects of it meanwhile.
  */
@@ -588,4 +590,147 @@ out:
 			ib_destroy_qp(qps[i]);
 	kfree(qps);
 	ib_free_cq(cq);
+}
+
+/* ---- MR page sizes ------------------------------------------------------- */
+
+/* Two chunks of 64 KiB each, aligned to their size */
+#define LIM_CHUNK_ORDER	4
+#define LIM_CHUNK	(PAGE_SIZE << LIM_CHUNK_ORDER)
+
+/*
+ * Register @nents entries of @sg, on @owner's PD, as one MR of @page_size
+ * pages with an IB_WR_REG_MR on @owner.
+ */
+static struct ib_mr *lim_mr_reg(struct rdma_ktap_ctx *ctx,
+				struct lt_end *owner, struct scatterlist *sg,
+				int nents, unsigned int page_size)
+{
+	struct ib_reg_wr reg = {
+		.wr = {
+			.wr_id = 0x9a6e,
+			.opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.access = LT_ACCESS_ALL,
+	};
+	struct ib_mr *mr;
+
+	mr = ib_alloc_mr(lt_pd, IB_MR_TYPE_MEM_REG, 2 * LIM_CHUNK / SZ_4K);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(mr), "ib_alloc_mr: %ld", PTR_ERR(mr)))
+		return NULL;
+	if (!RDMA_KT_EQ(ctx, ib_map_mr_sg(mr, sg, nents, NULL, page_size),
+			nents) ||
+	    !RDMA_KT_EQ(ctx, mr->length, nents * LIM_CHUNK))
+		goto err;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	if (RDMA_KT_EQ(ctx, ib_post_send(owner->qp, &reg.wr, NULL), 0) &&
+	    lt_expect_wc(ctx, owner->scq, "REG_MR", reg.wr.wr_id,
+			 IB_WC_SUCCESS, IB_WC_REG_MR, NULL))
+		return mr;
+err:
+	ib_dereg_mr(mr);
+	return NULL;
+}
+
+/*
+ * Each page size of a fast-reg MR tested here is in page_size_cap.  For
+ * 4 KiB and 64 KiB pages the MR is two 64 KiB chunks, for 2 MiB and 2 GiB
+ * pages one (inside the first page, at its offset there).  A WRITE across
+ * the middle of the MR (or its second half) lands in the chunks' memory,
+ * and a READ of it brings the same bytes back.
+ */
+void limit_mr_page_sizes(struct rdma_ktap_ctx *ctx)
+{
+	static const unsigned int shifts[] = { 12, 16, 21, 31 };
+	u32 len = min_t(u32, LT_BUF, 8192), off, i;
+	struct lt_wr w = {
+		.signaled = true,
+		.len = len,
+	};
+	struct scatterlist sg[2];
+	struct lt_end a = {}, b = {};
+	u8 *chunk[2] = {};
+	bool mapped = false;
+	struct ib_mr *mr;
+	int nents;
+	char what[40];
+
+	for (i = 0; i < 2; i++) {
+		chunk[i] = (u8 *)__get_free_pages(GFP_KERNEL, LIM_CHUNK_ORDER);
+		if (!RDMA_KT_EXPECT(ctx, chunk[i], "no memory for the chunks"))
+			goto out;
+	}
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], chunk[0], LIM_CHUNK);
+	sg_set_buf(&sg[1], chunk[1], LIM_CHUNK);
+	if (!RDMA_KT_EQ(ctx, ib_dma_map_sg(lt_dev, sg, 2, DMA_BIDIRECTIONAL),
+			2))
+		goto out;
+	mapped = true;
+	if (!lt_pair(ctx, &a, &b, IB_QPT_RC, LT_ACCESS_ALL, 0x600, 0x700))
+		goto out;
+
+	for (i = 0; i < ARRAY_SIZE(shifts); i++) {
+		unsigned int page_size = 1U << shifts[i];
+
+		if (!RDMA_KT_EXPECT(ctx, lt_dev->attrs.page_size_cap & page_size,
+				    "page_size_cap %#llx lacks %#x",
+				    lt_dev->attrs.page_size_cap, page_size))
+			continue;
+		/* Pages larger than a chunk: one chunk, inside the first page */
+		nents = page_size <= LIM_CHUNK ? 2 : 1;
+		mr = lim_mr_reg(ctx, &b, sg, nents, page_size);
+		if (!mr)
+			break;
+		off = nents * LIM_CHUNK / 2 - len / 2;
+
+		snprintf(what, sizeof(what), "WRITE, %u-byte pages", page_size);
+		memset(chunk[0], 0xa5, LIM_CHUNK);
+		memset(chunk[1], 0xa5, LIM_CHUNK);
+		lt_fill(a.tx, len, shifts[i]);
+		w.op = IB_WR_RDMA_WRITE;
+		w.wr_id = 0x9a00 + i;
+		w.laddr = a.tx_dma;
+		w.raddr = mr->iova + off;
+		w.rkey = mr->rkey;
+		if (RDMA_KT_EQ(ctx, lt_post_send(a.qp, &w, NULL), 0) &&
+		    lt_expect_wc(ctx, a.scq, what, w.wr_id, IB_WC_SUCCESS,
+				 IB_WC_RDMA_WRITE, NULL)) {
+			lt_traffic.pkts += lt_npkts(len);
+			/* the bytes as the MR lays them out */
+			if (nents == 2) {
+				memcpy(a.rx, chunk[0] + off, len / 2);
+				memcpy(a.rx + len / 2, chunk[1], len / 2);
+			} else {
+				memcpy(a.rx, chunk[0] + off, len);
+			}
+			lt_expect_data(ctx, a.rx, len, shifts[i], what);
+			RDMA_KT_EXPECT(ctx, chunk[0][off - 1] == 0xa5 &&
+				       chunk[nents - 1][(off + len) % LIM_CHUNK] ==
+				       0xa5, "%s: written outside", what);
+		}
+
+		snprintf(what, sizeof(what), "READ, %u-byte pages", page_size);
+		memset(a.rx, 0x5a, LT_BUF);
+		w.op = IB_WR_RDMA_READ;
+		w.wr_id = 0x9b00 + i;
+		w.laddr = a.rx_dma;
+		if (RDMA_KT_EQ(ctx, lt_post_send(a.qp, &w, NULL), 0) &&
+		    lt_expect_wc(ctx, a.scq, what, w.wr_id, IB_WC_SUCCESS,
+				 IB_WC_RDMA_READ, NULL)) {
+			lt_traffic.pkts += 1 + lt_npkts(len);
+			lt_expect_data(ctx, a.rx, len, shifts[i], what);
+		}
+		ib_dereg_mr(mr);
+	}
+out:
+	lt_end_destroy(&b);
+	lt_end_destroy(&a);
+	if (mapped)
+		ib_dma_unmap_sg(lt_dev, sg, 2, DMA_BIDIRECTIONAL);
+	for (i = 0; i < 2; i++)
+		if (chunk[i])
+			free_pages((unsigned long)chunk[i], LIM_CHUNK_ORDER);
 }

@@ -1804,6 +1804,7 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "limit_rd_atomic", limit_rd_atomic },
 	{ "limit_res_rd_atom", limit_res_rd_atom },
 	{ "limit_mcast", limit_mcast },
+	{ "limit_mr_page_sizes", limit_mr_page_sizes },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
 };
 

@@ -205,5 +205,6 @@ void limit_srq_sge(struct rdma_ktap_ctx *ctx);
 void limit_rd_atomic(struct rdma_ktap_ctx *ctx);
 void limit_res_rd_atom(struct rdma_ktap_ctx *ctx);
 void limit_mcast(struct rdma_ktap_ctx *ctx);
+void limit_mr_page_sizes(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */
