@@ -105,8 +105,10 @@ struct ib_gid_table_entry {
  * @dead: set under @lock at teardown; adds fail from then on
  * @data_vec: the slots, NULL when free.  The pointers and the entries'
  *	state change only with @lock held *and* device->cache_lock held for
- *	write; lookups hold cache_lock for read (irqsave) and may run in any
- *	context
+ *	write (gid_slot_set()); lookups hold cache_lock for read (irqsave)
+ *	and may run in any context
+ * @used: one past the last slot in use; the searches stop there, so a
+ *	large table with a few entries costs no more than a small one
  * @event_handler: subscription to the device's port events
  *
  * Besides the GID table this holds the machinery that keeps the port's
@@ -121,6 +123,7 @@ struct ib_gid_table {
 	struct mutex			lock;	/* writers, see above */
 	bool				dead;
 	struct ib_gid_table_entry	**data_vec;
+	int				used;
 	struct ib_event_handler		event_handler;
 };
 
@@ -226,6 +229,21 @@ static void gid_change_event(struct ib_device *device, u32 port)
 	ib_dispatch_event(&event);
 }
 
+/*
+ * Fill or free slot @ix, keeping table->used right; table mutex and
+ * cache_lock (write) held.
+ */
+static void gid_slot_set(struct ib_gid_table *table, int ix,
+			 struct ib_gid_table_entry *entry)
+{
+	table->data_vec[ix] = entry;
+	if (entry)
+		table->used = max(table->used, ix + 1);
+	else
+		while (table->used && !table->data_vec[table->used - 1])
+			table->used--;
+}
+
 /* ---- entry lifetime ---------------------------------------------------- */
 
 static void gid_entry_release_work(struct work_struct *work)
@@ -241,7 +259,7 @@ static void gid_entry_release_work(struct work_struct *work)
 		device->ops.del_gid(&entry->attr, &entry->context);
 	write_lock_irq(&device->cache_lock);
 	if (table->data_vec[entry->attr.index] == entry)
-		table->data_vec[entry->attr.index] = NULL;
+		gid_slot_set(table, entry->attr.index, NULL);
 	write_unlock_irq(&device->cache_lock);
 	mutex_unlock(&table->lock);
 
@@ -346,7 +364,7 @@ static int gid_table_store(struct ib_gid_table *table,
 	get_device(&device->dev);
 	write_lock_irq(&device->cache_lock);
 	WRITE_ONCE(entry->state, GID_ENTRY_VALID);
-	table->data_vec[entry->attr.index] = entry;
+	gid_slot_set(table, entry->attr.index, entry);
 	write_unlock_irq(&device->cache_lock);
 	return 0;
 
@@ -370,7 +388,7 @@ static void gid_table_remove(struct ib_gid_table *table, int ix)
 	WRITE_ONCE(entry->state, GID_ENTRY_PENDING_DEL);
 	/* Only RoCE slots stay taken until the provider forgot them. */
 	if (!rdma_protocol_roce(device, table->port))
-		table->data_vec[ix] = NULL;
+		gid_slot_set(table, ix, NULL);
 	write_unlock_irq(&device->cache_lock);
 
 	if (entry->ndev) {
@@ -395,7 +413,7 @@ static int gid_table_find(const struct ib_gid_table *table,
 {
 	int i;
 
-	for (i = 0; i < table->sz; i++) {
+	for (i = 0; i < table->used; i++) {
 		const struct ib_gid_table_entry *entry = table->data_vec[i];
 
 		if (!gid_entry_valid(entry))
@@ -723,7 +741,7 @@ ssize_t rdma_query_gid_table(struct ib_device *device,
 		if (!table)
 			continue;
 		read_lock_irqsave(&device->cache_lock, flags);
-		for (i = 0; i < table->sz; i++) {
+		for (i = 0; i < table->used; i++) {
 			struct ib_gid_table_entry *entry = table->data_vec[i];
 			struct net_device *ndev;
 
@@ -877,7 +895,7 @@ rdma_find_gid_by_filter(struct ib_device *ib_dev, const union ib_gid *gid,
 		return res;
 
 	read_lock_irqsave(&ib_dev->cache_lock, flags);
-	for (i = 0; i < table->sz; i++) {
+	for (i = 0; i < table->used; i++) {
 		struct ib_gid_table_entry *entry = table->data_vec[i];
 
 		if (!gid_entry_valid(entry) ||
