@@ -56,6 +56,13 @@
 #define RXE_MAX_RD_ATOMIC	128
 #define RXE_MAX_RES_RD_ATOM	0x3f000
 #define RXE_MAX_FMR_PAGES	512
+/*
+ * GID table slots of the port, one RoCE v2 GID for each address of the
+ * netdev (the core's table; about 0.8 MiB of sysfs files per device).
+ * An rdma_ah_attr names its source by a u8 index, so the slots past 255
+ * are reached through a GID entry (grh.sgid_attr, as the RDMA CM does).
+ */
+#define RXE_GID_TBL_LEN		1024
 /* Multicast groups (found by GID in a hash table) and QPs in each */
 #define RXE_MAX_MCAST_GRP	8192
 #define RXE_MAX_MCAST_QP_ATTACH	56
