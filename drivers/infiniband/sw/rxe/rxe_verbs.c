@@ -16,6 +16,17 @@ static int rxe_query_device(struct ib_device *dev, struct ib_device_attr *attr,
 	return 0;
 }
 
+/* A PortInfo violation counter: 16 bits, stuck at their maximum */
+static u32 rxe_violations(struct rxe_dev *rxe, enum rxe_counter c)
+{
+	return min_t(u64, atomic64_read(&rxe->stats[c]), U16_MAX);
+}
+
+/*
+ * The port's attributes, with the P_Key and Q_Key violation counters that
+ * IB_DEVICE_BAD_PKEY_CNTR and IB_DEVICE_BAD_QKEY_CNTR promise: the packets
+ * dropped for a P_Key or a Q_Key that did not match.
+ */
 static int rxe_query_port(struct ib_device *dev, u32 port,
 			  struct ib_port_attr *attr)
 {
@@ -25,6 +36,8 @@ static int rxe_query_port(struct ib_device *dev, u32 port,
 	spin_lock_irqsave(&rxe->lock, flags);
 	*attr = rxe->port_attr;
 	spin_unlock_irqrestore(&rxe->lock, flags);
+	attr->bad_pkey_cntr = rxe_violations(rxe, RXE_CNT_DROP_PKEY);
+	attr->qkey_viol_cntr = rxe_violations(rxe, RXE_CNT_DROP_QKEY);
 	return 0;
 }
 

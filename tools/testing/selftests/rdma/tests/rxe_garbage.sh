@@ -17,8 +17,10 @@
 # (ports/1/hw_counters/drop_*) went up by exactly what b sent, cause by
 # cause; rcvd_pkts, rdma_recvs, sent_pkts and rdma_sends went up by
 # exactly the datagrams the ULP echoed (garbage is never counted as
-# received); "rdma statistic show" agrees with sysfs; and the UD traffic
-# b sends afterwards (IPv4, then IPv6 GIDs) is all echoed.
+# received); "rdma statistic show" agrees with sysfs; ibv_devinfo's
+# bad_pkey_cntr and qkey_viol_cntr are drop_pkey and drop_qkey (16-bit
+# PortInfo counters, stuck at 0xffff); and the UD traffic b sends
+# afterwards (IPv4, then IPv6 GIDs) is all echoed.
 #
 # vms: 2
 # stack-a: project
@@ -57,6 +59,29 @@ drop_sum() {
 		awk '$1 ~ /^drop_/ { s += $2 } END { print s + 0 }'
 }
 
+# check_violations FILE: ibv_devinfo's P_Key and Q_Key violation counters
+# are the drop_pkey and drop_qkey of FILE (all since rxe0 was added), at
+# most 0xffff; both must have counted something.
+check_violations() {
+	local info pkey qkey want_p want_q
+
+	info=$(ibv_devinfo -v -d rxe0 2>&1)
+	pkey=$(awk '$1 == "bad_pkey_cntr:" { print $2 }' <<<"$info")
+	qkey=$(awk '$1 == "qkey_viol_cntr:" { print $2 }' <<<"$info")
+	want_p=$(counter drop_pkey "$1")
+	want_q=$(counter drop_qkey "$1")
+	want_p=$((want_p > 0xffff ? 0xffff : want_p))
+	want_q=$((want_q > 0xffff ? 0xffff : want_q))
+	if [[ "$pkey" =~ ^0x[0-9a-f]+$ && "$qkey" =~ ^0x[0-9a-f]+$ ]] &&
+	   [ "$want_p" -gt 0 ] && [ "$want_q" -gt 0 ] &&
+	   [ $((pkey)) -eq "$want_p" ] && [ $((qkey)) -eq "$want_q" ]; then
+		ktap_ok "ibv_devinfo: bad_pkey_cntr $pkey, qkey_viol_cntr $qkey as drop_pkey, drop_qkey"
+	else
+		ktap_fail "ibv_devinfo: bad_pkey_cntr, qkey_viol_cntr as drop_pkey, drop_qkey" \
+			"'$pkey' '$qkey', want $want_p $want_q: $(tail -n 2 <<<"$info")"
+	fi
+}
+
 # drops_reached N: the drops since before.txt are at least N
 drops_reached() {
 	[ $(($(drop_sum) - $(drop_sum "$RESULTS/before.txt"))) -ge "$1" ]
@@ -91,6 +116,7 @@ guest_a() {
 	sleep 2
 	counters >"$RESULTS/after.txt"
 	rdma -j statistic show link rxe0/1 >"$RESULTS/stat.json" 2>&1
+	ktap_check "modprobe ib_uverbs" modprobe ib_uverbs && check_violations "$RESULTS/after.txt"
 
 	ktap_check "rmmod rdma_ud_ulp" rmmod rdma_ud_ulp
 	echoed=$(kmsg_since "rxe_garbage start" | sed -n 's/.*echoed \([0-9]*\) datagrams.*/\1/p' | tail -n 1)
