@@ -29,7 +29,18 @@ static const struct ib_device_attr rxe_dev_template = {
 	 * (ib_mr.page_size is 32 bits): it reaches them by kernel address.
 	 */
 	.page_size_cap = GENMASK(31, 12),
+	/*
+	 * What is implemented.  The port counts P_Key and Q_Key violations
+	 * (query_port()).  A UD AV's port is always the QP's: the device has
+	 * one port, and create_ah and modify_qp refuse any other.  Not here,
+	 * unlike stock rxe: AUTO_PATH_MIG (no alternate path is kept),
+	 * CHANGE_PHY_PORT (no second port to move a QP to), SRQ_RESIZE
+	 * (modify_srq() refuses IB_SRQ_MAX_WR), MEM_WINDOW and
+	 * MEM_WINDOW_TYPE_2B (no memory windows), and in the extended flags
+	 * FLUSH_GLOBAL, FLUSH_PERSISTENT and ATOMIC_WRITE (no such opcodes).
+	 */
 	.device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
+			    IB_DEVICE_UD_AV_PORT_ENFORCE |
 			    IB_DEVICE_SYS_IMAGE_GUID |
 			    IB_DEVICE_RC_RNR_NAK_GEN |
 			    IB_DEVICE_PORT_ACTIVE_EVENT |
@@ -38,6 +49,7 @@ static const struct ib_device_attr rxe_dev_template = {
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,
+	/* The P_Key table: the default P_Key alone (pkey_tbl_len 1) */
 	.max_pkeys = 1,
 	/* objects */
 	.max_pd = RXE_MAX_PD,
