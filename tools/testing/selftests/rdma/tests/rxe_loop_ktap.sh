@@ -11,10 +11,13 @@
 # what the device must refuse (rdma_rxe_guard.c: packets from another
 # address than a connection's path, MRs invalidated, re-registered or
 # deregistered under an RDMA WRITE, registration rules, READ/ATOMIC without
-# responder resources, a 1 MiB READ, an AH of another PD).  The port
-# counters must have moved by at least the traffic the module reports
-# (drop_path by the packets it forged); then rxe0 must hold no object
-# (check_rxe_no_objects) and every module must unload.
+# responder resources, a 1 MiB READ, an AH of another PD) and the limits
+# query_device() reports (rdma_rxe_limits.c: AHs, QP and SRQ depths, SRQ
+# scatter entries, READs outstanding, responder resources, multicast
+# groups and their QPs, MR page sizes; each reached, one past refused).
+# The port counters must have moved by at least the traffic the module
+# reports (drop_path by the packets it forged); then rxe0 must hold no
+# object (check_rxe_no_objects) and every module must unload.
 #
 # vms: 1
 # stack-a: project
