@@ -31,4 +31,36 @@ struct uverbs_attr_bundle {
 	struct ib_udata			driver_udata;
 };
 
+/**
+ * rdma_udata_to_ucontext() - the ucontext of the command behind a udata
+ * @udata: the driver data a provider verb was given, or NULL (a kernel
+ *	caller)
+ *
+ * The driver data of a user command lives in the command's bundle, and so
+ * does the file's ucontext.
+ *
+ * Return: the ucontext, or NULL for a kernel caller.
+ */
+static inline struct ib_ucontext *rdma_udata_to_ucontext(struct ib_udata *udata)
+{
+	if (!udata)
+		return NULL;
+	return container_of(udata, struct uverbs_attr_bundle,
+			    driver_udata)->context;
+}
+
+/**
+ * rdma_udata_to_drv_context() - the provider's ucontext behind a udata
+ * @udata: as for rdma_udata_to_ucontext()
+ * @drv_dev_struct: the provider's ucontext type, embedding struct
+ *	ib_ucontext
+ * @member: the name of that embedded member
+ */
+#define rdma_udata_to_drv_context(udata, drv_dev_struct, member)	\
+	({								\
+		struct ib_ucontext *__uc = rdma_udata_to_ucontext(udata); \
+									\
+		__uc ? container_of(__uc, drv_dev_struct, member) : NULL; \
+	})
+
 #endif /* _UVERBS_IOCTL_ */

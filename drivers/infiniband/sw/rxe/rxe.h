@@ -319,8 +319,8 @@ void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_dest *av);
  * @tail: next entry to poll
  * @notify: armed IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, 0 when not armed
  * @overflow: a completion was lost; the CQ is in error
- * @uring: a user CQ's ring, mapped by librxe, instead of @queue; nothing
- *	completes into it until user QPs exist
+ * @uring: a user CQ's ring, mapped by librxe, instead of @queue; @head
+ *	is its producer, user space owns the consumer
  */
 struct rxe_cq {
 	struct ib_cq		ibcq;
@@ -360,6 +360,8 @@ struct rxe_rq_entry {
  * @tail: next entry a receive consumes
  * @max_wr: entries the owner asked for
  * @max_sge: scatter entries per WQE
+ * @uring: a user QP's ring, which librxe fills, instead of @wqe and @sge;
+ *	slot @tail is the next to take (rxe_uqp.c)
  */
 struct rxe_rq {
 	spinlock_t		lock;		/* the ring */
@@ -370,6 +372,7 @@ struct rxe_rq {
 	u32			tail;
 	u32			max_wr;
 	u32			max_sge;
+	struct rxe_uring	*uring;
 };
 
 int rxe_rq_init(struct rxe_rq *rq, u32 max_wr, u32 max_sge);
@@ -559,6 +562,9 @@ struct rxe_sq_entry {
  * @tail: oldest WQE not yet retired (the completer's position)
  * @max_wr: entries the owner asked for
  * @max_sge: gather entries per WQE
+ * @uring: a user QP's ring of the WQEs librxe posts, as many slots as
+ *	@wqe; the doorbell imports them into @wqe (rxe_uqp.c)
+ * @umutex: a user QP's doorbells and its reset; @lock is not used for it
  */
 struct rxe_sq {
 	spinlock_t		lock;		/* producers */
@@ -569,6 +575,8 @@ struct rxe_sq {
 	u32			tail;
 	u32			max_wr;
 	u32			max_sge;
+	struct rxe_uring	*uring;
+	struct mutex		umutex;		/* user doorbells */
 };
 
 /*
@@ -757,6 +765,16 @@ void rxe_qp_post_recv_cqe(struct rxe_qp *qp, const struct ib_wc *wc,
 
 int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
+
+/* user QPs (rxe_uqp.c) */
+int rxe_uqp_create(struct rxe_qp *qp, struct ib_udata *udata);
+void rxe_uqp_free(struct rxe_qp *qp);
+void rxe_uqp_reset(struct rxe_qp *qp);
+void rxe_uqp_sq_retired(struct rxe_qp *qp);
+int rxe_uqp_doorbell(struct rxe_qp *qp);
+int rxe_uqp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
+		      struct ib_sge *sge);
+void rxe_uqp_recv_refused(struct rxe_qp *qp, u64 wr_id);
 int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata);
 int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -41,19 +41,23 @@ static struct rxe_sq_entry *rxe_sq_at(struct rxe_qp *qp, u32 i)
  * @qp: the QP; called by its engine only
  *
  * A failed WQE puts the QP into the error state after its completion.
+ * A WQE's slot is free before its completion is posted, so that a
+ * consumer that sees the completion can post again at once.
  */
 void rxe_comp_retire(struct rxe_qp *qp)
 {
 	struct rxe_sq_entry *wqe;
 	struct ib_wc wc;
-	bool failed;
+	bool failed, signal;
 
 	while (qp->sq.tail != qp->req.idx) {
 		wqe = rxe_sq_at(qp, qp->sq.tail);
 		if (wqe->state != RXE_WQE_DONE)
 			break;
 		failed = wqe->status != IB_WC_SUCCESS;
-		if (failed || qp->sig_all || (wqe->send_flags & IB_SEND_SIGNALED)) {
+		signal = failed || qp->sig_all ||
+			 (wqe->send_flags & IB_SEND_SIGNALED);
+		if (signal) {
 			memset(&wc, 0, sizeof(wc));
 			wc.wr_id = wqe->wr_id;
 			wc.status = wqe->status;
@@ -61,7 +65,6 @@ void rxe_comp_retire(struct rxe_qp *qp)
 			wc.qp = &qp->ibqp;
 			wc.byte_len = wqe->length;
 			wc.port_num = 1;
-			rxe_cq_post(qp->scq, &wc, false);
 		}
 		if (wqe->opcode == IB_WR_SEND || wqe->opcode == IB_WR_SEND_WITH_IMM ||
 		    wqe->opcode == IB_WR_SEND_WITH_INV)
@@ -72,6 +75,10 @@ void rxe_comp_retire(struct rxe_qp *qp)
 			qp->comp.psn = rxe_psn_add(wqe->last_psn, 1);
 		/* the slot is free for post_send once tail moves past it */
 		smp_store_release(&qp->sq.tail, qp->sq.tail + 1);
+		if (qp->sq.uring)
+			rxe_uqp_sq_retired(qp);
+		if (signal)
+			rxe_cq_post(qp->scq, &wc, false);
 		if (failed) {
 			rxe_qp_error(qp);
 			break;

@@ -24,6 +24,54 @@ static void rxe_cq_event(struct rxe_cq *cq, enum ib_event_type type)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
+/*
+ * libibverbs' IBV_WC_WITH_INV: user space numbers this flag differently
+ * from the kernel's IB_WC_WITH_INVALIDATE, and the uapi has no name for
+ * it.  GRH and WITH_IMM have the same values on both sides.
+ */
+#define RXE_UWC_WITH_INV	BIT(3)
+
+/* Write @wc into the user ring's slot @cq->head; cq->lock held. */
+static bool rxe_cq_user_put(struct rxe_cq *cq, const struct ib_wc *wc)
+{
+	struct rxe_uring *ring = cq->uring;
+	struct ib_uverbs_wc *uwc;
+	u32 cons;
+
+	/* pairs with librxe's store-release once it has read the slot */
+	cons = smp_load_acquire(&ring->buf->consumer_index) & ring->mask;
+	if (((cq->head + 1) & ring->mask) == cons)
+		return false;
+	uwc = (struct ib_uverbs_wc *)(ring->buf->data +
+				      ((size_t)(cq->head & ring->mask) <<
+				       ring->log2_elem));
+	*uwc = (struct ib_uverbs_wc) {
+		.wr_id = wc->wr_id,
+		.status = wc->status,
+		.opcode = wc->opcode,
+		.vendor_err = wc->vendor_err,
+		.byte_len = wc->byte_len,
+		.qp_num = wc->qp->qp_num,
+		.src_qp = wc->src_qp,
+		.wc_flags = wc->wc_flags & (IB_WC_GRH | IB_WC_WITH_IMM),
+		.pkey_index = wc->pkey_index,
+		.slid = wc->slid,
+		.sl = wc->sl,
+		.dlid_path_bits = wc->dlid_path_bits,
+		.port_num = wc->port_num,
+	};
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		uwc->wc_flags |= RXE_UWC_WITH_INV;
+		uwc->ex.invalidate_rkey = wc->ex.invalidate_rkey;
+	} else {
+		uwc->ex.imm_data = wc->ex.imm_data;
+	}
+	cq->head++;
+	/* user space sees the entry before the index that covers it */
+	smp_store_release(&ring->buf->producer_index, cq->head & ring->mask);
+	return true;
+}
+
 /**
  * rxe_cq_post() - add a completion
  * @cq: the CQ
@@ -39,26 +87,30 @@ static void rxe_cq_event(struct rxe_cq *cq, enum ib_event_type type)
  */
 int rxe_cq_post(struct rxe_cq *cq, const struct ib_wc *wc, bool solicited)
 {
+	bool notify = false, overflow = false, room;
 	unsigned long flags;
-	bool notify = false, overflow = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->head - cq->tail >= cq->size) {
+	if (cq->uring) {
+		room = rxe_cq_user_put(cq, wc);
+	} else {
+		room = cq->head - cq->tail < cq->size;
+		if (room)
+			cq->queue[cq->head++ & (cq->size - 1)] = *wc;
+	}
+	if (!room) {
 		overflow = !cq->overflow;
 		cq->overflow = true;
-	} else {
-		cq->queue[cq->head & (cq->size - 1)] = *wc;
-		cq->head++;
-		if (cq->notify == IB_CQ_NEXT_COMP ||
-		    (cq->notify == IB_CQ_SOLICITED &&
-		     (solicited || wc->status != IB_WC_SUCCESS))) {
-			cq->notify = 0;
-			notify = true;
-		}
+	} else if (cq->notify == IB_CQ_NEXT_COMP ||
+		   (cq->notify == IB_CQ_SOLICITED &&
+		    (solicited || wc->status != IB_WC_SUCCESS))) {
+		cq->notify = 0;
+		notify = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 
 	if (overflow) {
+		ibdev_dbg(cq->ibcq.device, "CQ overflow: completion lost\n");
 		rxe_cq_event(cq, IB_EVENT_CQ_ERR);
 		return -ENOSPC;
 	}

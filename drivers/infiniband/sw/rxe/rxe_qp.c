@@ -92,9 +92,11 @@ static void rxe_flush_sq(struct rxe_qp *qp)
 		wc.status = IB_WC_WR_FLUSH_ERR;
 		wc.qp = &qp->ibqp;
 		wc.opcode = IB_WC_SEND;
-		rxe_cq_post(qp->scq, &wc, false);
 		/* the slot is free for post_send once tail moves past it */
 		smp_store_release(&qp->sq.tail, qp->sq.tail + 1);
+		if (qp->sq.uring)
+			rxe_uqp_sq_retired(qp);
+		rxe_cq_post(qp->scq, &wc, false);
 	}
 	qp->req.idx = qp->sq.tail;
 	qp->req.rd_atomic = 0;
@@ -104,7 +106,6 @@ static void rxe_flush_rq(struct rxe_qp *qp)
 {
 	struct rxe_rq_entry wqe;
 	struct ib_wc wc = {};
-	unsigned long flags;
 
 	if (qp->resp.have_wqe) {
 		qp->resp.have_wqe = false;
@@ -127,15 +128,8 @@ static void rxe_flush_rq(struct rxe_qp *qp)
 		}
 		return;
 	}
-	for (;;) {
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		if (qp->rq.tail == qp->rq.head) {
-			spin_unlock_irqrestore(&qp->rq.lock, flags);
-			break;
-		}
-		wqe = qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
-		qp->rq.tail++;
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	/* the engine's scatter list is free: no receive is open any more */
+	while (rxe_qp_take_recv(qp, &wqe, qp->resp.sge)) {
 		wc.wr_id = wqe.wr_id;
 		wc.status = IB_WC_WR_FLUSH_ERR;
 		wc.qp = &qp->ibqp;
@@ -301,21 +295,38 @@ bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
 {
 	struct rxe_rq_entry *w;
 	unsigned long flags;
+	int ret;
 
 	if (qp->srq)
 		return rxe_srq_take(qp->srq, out, sge);
 	spin_lock_irqsave(&qp->rq.lock, flags);
-	if (qp->rq.tail == qp->rq.head) {
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-		return false;
+	if (qp->rq.uring) {
+		ret = rxe_uqp_take_recv(qp, out, sge);
+	} else if (qp->rq.tail == qp->rq.head) {
+		ret = 0;
+	} else {
+		w = &qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
+		*out = *w;
+		memcpy(sge, w->sge, w->num_sge * sizeof(*sge));
+		out->sge = sge;
+		qp->rq.tail++;
+		ret = 1;
 	}
-	w = &qp->rq.wqe[qp->rq.tail & (qp->rq.size - 1)];
-	*out = *w;
-	memcpy(sge, w->sge, w->num_sge * sizeof(*sge));
-	out->sge = sge;
-	qp->rq.tail++;
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
-	return true;
+	if (ret < 0)
+		rxe_uqp_recv_refused(qp, out->wr_id);
+	return ret > 0;
+}
+
+/* The sizes of a receive queue; a user QP's has no kernel ring. */
+static void rxe_rq_geometry(struct rxe_rq *rq, u32 max_wr, u32 max_sge)
+{
+	spin_lock_init(&rq->lock);
+	rq->size = roundup_pow_of_two(max(max_wr, 1U));
+	rq->max_wr = rq->size;
+	rq->max_sge = max(max_sge, 1U);
+	rq->head = 0;
+	rq->tail = 0;
 }
 
 /**
@@ -330,12 +341,7 @@ int rxe_rq_init(struct rxe_rq *rq, u32 max_wr, u32 max_sge)
 {
 	u32 i;
 
-	spin_lock_init(&rq->lock);
-	rq->size = roundup_pow_of_two(max(max_wr, 1U));
-	rq->max_wr = rq->size;
-	rq->max_sge = max(max_sge, 1U);
-	rq->head = 0;
-	rq->tail = 0;
+	rxe_rq_geometry(rq, max_wr, max_sge);
 	rq->wqe = kvcalloc(rq->size, sizeof(*rq->wqe), GFP_KERNEL);
 	rq->sge = kvcalloc(rq->size * rq->max_sge, sizeof(*rq->sge),
 			   GFP_KERNEL);
@@ -465,16 +471,33 @@ static int rxe_alloc_qpn(struct rxe_dev *rxe, struct rxe_qp *qp)
 	return 0;
 }
 
+/*
+ * What the QP really has; the receive side is the SRQ's, if it has one.
+ * A user ring holds one entry fewer than it has slots.
+ */
+static void rxe_qp_caps(const struct rxe_qp *qp, struct ib_qp_cap *cap)
+{
+	u32 spare = qp->sq.uring ? 1 : 0;
+
+	cap->max_send_wr = qp->sq.size - spare;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge);
+	if (!qp->srq) {
+		cap->max_recv_wr = qp->rq.size - spare;
+		cap->max_recv_sge = qp->rq.max_sge;
+	}
+}
+
 int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
 	struct rxe_dev *rxe = to_rdev(ibqp->device);
 	struct rxe_qp *qp = to_rqp(ibqp);
 	struct ib_qp_cap *cap = &init->cap;
+	/* a user ring keeps one slot empty */
+	u32 spare = udata ? 1 : 0;
 	int ret;
 
-	if (udata)
-		return -EOPNOTSUPP;
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 		qp->type_mask = RXE_MASK_RC;
@@ -520,32 +543,36 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_rsrq(init->srq) : NULL;
 	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
 
-	ret = rxe_sq_init(&qp->sq, cap->max_send_wr,
+	ret = rxe_sq_init(&qp->sq, cap->max_send_wr + spare,
 			  max_t(u32, cap->max_send_sge,
 				DIV_ROUND_UP(cap->max_inline_data,
 					     sizeof(struct ib_sge))));
 	if (ret)
 		goto err_count;
-	if (!qp->srq) {
+	/* a user QP's receive WQEs stay in its ring */
+	if (!qp->srq && udata) {
+		rxe_rq_geometry(&qp->rq, cap->max_recv_wr + 1,
+				cap->max_recv_sge);
+	} else if (!qp->srq) {
 		ret = rxe_rq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge);
 		if (ret)
 			goto err_sq;
 	}
+	if (udata) {
+		ret = rxe_uqp_create(qp, udata);
+		if (ret)
+			goto err_rq;
+	}
 	ret = rxe_alloc_qpn(rxe, qp);
 	if (ret)
-		goto err_rq;
-	/* What the QP really has */
-	cap->max_send_wr = qp->sq.size;
-	cap->max_send_sge = qp->sq.max_sge;
-	cap->max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge);
-	if (!qp->srq) {
-		cap->max_recv_wr = qp->rq.size;
-		cap->max_recv_sge = qp->rq.max_sge;
-	}
+		goto err_uqp;
+	rxe_qp_caps(qp, cap);
 	/* Published last: from here on the receive path may find it. */
 	xa_store_irq(&rxe->qp_xa, rxe_qpn(qp), qp, GFP_KERNEL);
 	return 0;
 
+err_uqp:
+	rxe_uqp_free(qp);
 err_rq:
 	if (!qp->srq)
 		rxe_rq_free(&qp->rq);
@@ -566,6 +593,8 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 	timer_delete_sync(&qp->rnr_timer);
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
+	if (qp->sq.uring)
+		mutex_lock(&qp->sq.umutex);
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
@@ -575,6 +604,10 @@ static void rxe_qp_reset(struct rxe_qp *qp)
 		qp->rq.head = 0;
 		qp->rq.tail = 0;
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
+	if (qp->sq.uring) {
+		rxe_uqp_reset(qp);
+		mutex_unlock(&qp->sq.umutex);
 	}
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
@@ -763,8 +796,12 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	bool new_res;
 	int ret;
 
-	if (udata)
-		return -EOPNOTSUPP;
+	if (udata && (udata->inlen || udata->outlen)) {
+		ibdev_dbg(ibqp->device,
+			  "QP %#x: modify with %zu/%zu bytes of driver data refused\n",
+			  rxe_qpn(qp), udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : READ_ONCE(qp->state);
@@ -851,13 +888,9 @@ int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
-	struct ib_qp_cap cap = {
-		.max_send_wr = qp->sq.size,
-		.max_send_sge = qp->sq.max_sge,
-		.max_inline_data = qp->sq.max_sge * sizeof(struct ib_sge),
-		.max_recv_wr = qp->srq ? 0 : qp->rq.size,
-		.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge,
-	};
+	struct ib_qp_cap cap = {};
+
+	rxe_qp_caps(qp, &cap);
 
 	/*
 	 * modify_qp() keeps every attribute it was given in qp->attr; what
@@ -915,6 +948,7 @@ int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kvfree(qp->sq.sge);
 	if (!qp->srq)
 		rxe_rq_free(&qp->rq);
+	rxe_uqp_free(qp);
 	kfree(qp->rd_res);
 	atomic_sub(qp->attr.max_dest_rd_atomic, &rxe->rd_res);
 	rxe_obj_del(rxe, RXE_OBJ_QP);

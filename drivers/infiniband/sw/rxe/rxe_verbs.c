@@ -113,7 +113,7 @@ static void rxe_dealloc_ucontext(struct ib_ucontext *uc)
 	atomic_dec(&to_rdev(uc->device)->num_objs);
 }
 
-/* User space maps the rings of its CQs (rxe_uring.c). */
+/* User space maps the rings of its CQs and QPs (rxe_uring.c). */
 static int rxe_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 {
 	return rxe_uring_mmap(to_ruc(uc), vma);
@@ -264,6 +264,15 @@ static int rxe_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int ret = 0;
 
+	/* A user QP's work requests are in its ring: this is the doorbell. */
+	if (qp->sq.uring && !wr)
+		return rxe_uqp_doorbell(qp);
+	if (qp->sq.uring) {
+		ibdev_dbg(ibqp->device, "QP %#x: post_send to a user QP refused\n",
+			  rxe_qpn(qp));
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
 		*bad_wr = wr;
@@ -298,7 +307,9 @@ static int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	int ret;
 
-	if (qp->srq || state == IB_QPS_RESET) {
+	if (qp->srq || qp->rq.uring || state == IB_QPS_RESET) {
+		ibdev_dbg(ibqp->device, "QP %#x: post_recv refused (SRQ, user QP or RESET)\n",
+			  rxe_qpn(qp));
 		*bad_wr = wr;
 		return -EINVAL;
 	}
