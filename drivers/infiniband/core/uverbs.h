@@ -8,9 +8,9 @@
  *                             class device is uverbsN (uverbs_main.c)
  *   struct ib_uverbs_file     one per open() of uverbsN
  *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
- *   struct ib_uobject         a user object (a PD, an MR, a CQ or an AH
- *                             in this stage), named by a per-file handle
- *                             (uverbs_uobj.c)
+ *   struct ib_uobject         a user object (a PD, an MR, a CQ, an AH or
+ *                             a QP in this stage), named by a per-file
+ *                             handle (uverbs_uobj.c)
  *   struct uverbs_comp_file   a completion channel (uverbs_event.c)
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
  *                             (uverbs_event.c)
@@ -118,6 +118,7 @@ extern const struct uverbs_api_object uverbs_type_pd;
 extern const struct uverbs_api_object uverbs_type_mr;
 extern const struct uverbs_api_object uverbs_type_cq;
 extern const struct uverbs_api_object uverbs_type_ah;
+extern const struct uverbs_api_object uverbs_type_qp;
 
 /* uverbs_write.c */
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
@@ -155,6 +156,9 @@ extern const struct uverbs_write_cmd uverbs_ex_cmds[];
 extern const size_t uverbs_ex_ncmds;
 
 /* uverbs_ah.c */
+void uverbs_ah_attr_from_user(struct ib_device *ib_dev,
+			      const struct ib_uverbs_ah_attr *u,
+			      struct rdma_ah_attr *attr);
 int uverbs_cmd_create_ah(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_destroy_ah(struct uverbs_attr_bundle *attrs);
 
@@ -168,6 +172,15 @@ int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs);
 /* uverbs_mr.c */
 int uverbs_cmd_reg_mr(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_dereg_mr(struct uverbs_attr_bundle *attrs);
+
+/* uverbs_qp.c */
+int uverbs_cmd_create_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_ex_create_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_modify_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_ex_modify_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_query_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_destroy_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_post_send(struct uverbs_attr_bundle *attrs);
 
 /* uverbs_uobj.c */
 void uverbs_uobjects_init(struct ib_uverbs_file *ufile);
