@@ -173,6 +173,17 @@ struct rdma_restrack_root {
 	u32		next_id;
 };
 
+/* ---- verbs.c: the verbs for ib_uverbs ----------------------------------- */
+
+/*
+ * A QP for user space: the kernel path's checks and counts, the
+ * provider's create_qp with @udata, @uobj as qp->uobject.
+ */
+struct ib_qp *ib_create_qp_user(struct ib_pd *pd,
+				struct ib_qp_init_attr *qp_init_attr,
+				struct ib_udata *udata,
+				struct ib_uqp_object *uobj);
+
 /* ---- cq.c: CQ allocation helpers and pools ----------------------------- */
 
 void ib_cq_pool_cleanup(struct ib_device *dev);

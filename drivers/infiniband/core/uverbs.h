@@ -8,9 +8,9 @@
  *                             class device is uverbsN (uverbs_main.c)
  *   struct ib_uverbs_file     one per open() of uverbsN
  *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
- *   struct ib_uobject         a user object (a PD, an MR, a CQ or an AH
- *                             in this stage), named by a per-file handle
- *                             (uverbs_uobj.c)
+ *   struct ib_uobject         a user object (a PD, an MR, a CQ, an AH or
+ *                             a QP in this stage), named by a per-file
+ *                             handle (uverbs_uobj.c)
  *   struct uverbs_comp_file   a completion channel (uverbs_event.c)
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
  *                             (uverbs_event.c)
@@ -37,6 +37,7 @@
 #include <linux/srcu.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <rdma/ib_user_verbs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -117,6 +118,7 @@ extern const struct uverbs_api_object uverbs_type_pd;
 extern const struct uverbs_api_object uverbs_type_mr;
 extern const struct uverbs_api_object uverbs_type_cq;
 extern const struct uverbs_api_object uverbs_type_ah;
+extern const struct uverbs_api_object uverbs_type_qp;
 
 /* uverbs_write.c */
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
@@ -154,6 +156,9 @@ extern const struct uverbs_write_cmd uverbs_ex_cmds[];
 extern const size_t uverbs_ex_ncmds;
 
 /* uverbs_ah.c */
+void uverbs_ah_attr_from_user(struct ib_device *ib_dev,
+			      const struct ib_uverbs_ah_attr *u,
+			      struct rdma_ah_attr *attr);
 int uverbs_cmd_create_ah(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_destroy_ah(struct uverbs_attr_bundle *attrs);
 
@@ -167,6 +172,15 @@ int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs);
 /* uverbs_mr.c */
 int uverbs_cmd_reg_mr(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_dereg_mr(struct uverbs_attr_bundle *attrs);
+
+/* uverbs_qp.c */
+int uverbs_cmd_create_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_ex_create_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_modify_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_ex_modify_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_query_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_destroy_qp(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_post_send(struct uverbs_attr_bundle *attrs);
 
 /* uverbs_uobj.c */
 void uverbs_uobjects_init(struct ib_uverbs_file *ufile);
@@ -203,11 +217,50 @@ struct uverbs_comp_event {
 	u32			reported;
 };
 
+/**
+ * struct uverbs_async_entry - an event on an async event file's queue
+ * @list: on the file's queue while user space has not read it; empty
+ *	otherwise
+ * @desc: what read() gives user space
+ * @owner: the events of the object the entry is embedded in; NULL for an
+ *	entry allocated for one port event, freed once read
+ */
+struct uverbs_async_entry {
+	struct list_head			list;
+	struct ib_uverbs_async_event_desc	desc;
+	struct uverbs_obj_events		*owner;
+};
+
+/* Kinds of asynchronous event one object may have: a QP's 8 at most. */
+#define UVERBS_OBJ_EVENT_KINDS	8
+
+/**
+ * struct uverbs_obj_events - the asynchronous events of one user object
+ * @async: the async event file of the object's uverbs file, with a
+ *	reference; NULL once the events are withdrawn
+ * @reported: the object's events user space has read
+ * @entry: one per kind of event, each queued at most once (a second
+ *	event of a kind user space has not read yet adds nothing)
+ *
+ * Embedded in the object, so that its events are queued from any context
+ * without allocating.  @reported and the entries' @list are protected by
+ * the async file's lock.
+ */
+struct uverbs_obj_events {
+	struct uverbs_async_file	*async;
+	u32				reported;
+	struct uverbs_async_entry	entry[UVERBS_OBJ_EVENT_KINDS];
+};
+
 /* uverbs_event.c */
 struct file *uverbs_async_file_create(struct uverbs_async_file **async);
 void uverbs_async_file_put(struct uverbs_async_file *async);
 void uverbs_async_event(struct uverbs_async_file *async, u64 element,
 			u32 event_type);
+void uverbs_obj_events_init(struct uverbs_obj_events *oe,
+			    struct uverbs_async_file *async, u64 element);
+void uverbs_obj_event(struct uverbs_obj_events *oe, u32 event_type);
+u32 uverbs_obj_events_withdraw(struct uverbs_obj_events *oe);
 struct file *uverbs_comp_file_create(void);
 struct uverbs_comp_file *uverbs_comp_file_get(int fd);
 void uverbs_comp_file_put(struct uverbs_comp_file *comp);

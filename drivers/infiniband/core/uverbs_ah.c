@@ -29,10 +29,18 @@ const struct uverbs_api_object uverbs_type_ah = {
 	.destroy	= uverbs_destroy_ah,
 };
 
-/* The kernel's form of a user's address vector, for a valid port. */
-static void uverbs_ah_attr_from_user(struct ib_device *ib_dev,
-				     const struct ib_uverbs_ah_attr *u,
-				     struct rdma_ah_attr *attr)
+/**
+ * uverbs_ah_attr_from_user() - the kernel's form of a user's address vector
+ * @ib_dev: the device
+ * @u: the vector as the ABI carries it (CREATE_AH; MODIFY_QP's paths
+ *	are converted to it)
+ * @attr: filled with a vector of the port's type, without a GID reference
+ *
+ * @u->port_num must be a port of @ib_dev.
+ */
+void uverbs_ah_attr_from_user(struct ib_device *ib_dev,
+			      const struct ib_uverbs_ah_attr *u,
+			      struct rdma_ah_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->type = rdma_ah_find_type(ib_dev, u->port_num);

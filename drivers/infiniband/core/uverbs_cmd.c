@@ -2,11 +2,11 @@
 /*
  * The verbs of ib_uverbs' write() commands: GET_CONTEXT, QUERY_DEVICE
  * (legacy and extended), QUERY_PORT, ALLOC_PD and DEALLOC_PD, and the
- * command tables (the AH, MR and CQ commands are in uverbs_ah.c,
- * uverbs_mr.c and uverbs_cq.c).  Each
- * handler runs as uverbs_write.c describes: inside the device's SRCU read
- * side, with the file's hw_destroy_rwsem held for reading, and, except
- * GET_CONTEXT, with the file's context in attrs->context.
+ * command tables (the AH, MR, CQ and QP commands are in uverbs_ah.c,
+ * uverbs_mr.c, uverbs_cq.c and uverbs_qp.c).  Each handler runs as
+ * uverbs_write.c describes: inside the device's SRCU read side, with the
+ * file's hw_destroy_rwsem held for reading, and, except GET_CONTEXT, with
+ * the file's context in attrs->context.
  */
 #include <linux/file.h>
 #include <linux/slab.h>
@@ -503,6 +503,32 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 		.handler = uverbs_cmd_req_notify_cq,
 		.req_size = sizeof(struct ib_uverbs_req_notify_cq),
 	},
+	[IB_USER_VERBS_CMD_CREATE_QP] = {
+		.handler = uverbs_cmd_create_qp,
+		.req_size = sizeof(struct ib_uverbs_create_qp),
+		.resp_size = sizeof(struct ib_uverbs_create_qp_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_QUERY_QP] = {
+		.handler = uverbs_cmd_query_qp,
+		.req_size = sizeof(struct ib_uverbs_query_qp),
+		.resp_size = sizeof(struct ib_uverbs_query_qp_resp),
+	},
+	[IB_USER_VERBS_CMD_MODIFY_QP] = {
+		.handler = uverbs_cmd_modify_qp,
+		.req_size = sizeof(struct ib_uverbs_modify_qp),
+	},
+	[IB_USER_VERBS_CMD_DESTROY_QP] = {
+		.handler = uverbs_cmd_destroy_qp,
+		.req_size = sizeof(struct ib_uverbs_destroy_qp),
+		.resp_size = sizeof(struct ib_uverbs_destroy_qp_resp),
+	},
+	[IB_USER_VERBS_CMD_POST_SEND] = {
+		.handler = uverbs_cmd_post_send,
+		/* The work requests that may follow are not read. */
+		.req_size = sizeof(struct ib_uverbs_post_send),
+		.resp_size = sizeof(struct ib_uverbs_post_send_resp),
+	},
 };
 
 const size_t uverbs_legacy_ncmds = ARRAY_SIZE(uverbs_legacy_cmds);
@@ -518,6 +544,20 @@ const struct uverbs_write_cmd uverbs_ex_cmds[] = {
 		.handler = uverbs_cmd_ex_create_cq,
 		.req_size = sizeof(struct ib_uverbs_ex_create_cq),
 		.resp_size = sizeof(struct ib_uverbs_ex_create_cq_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_QP] = {
+		.handler = uverbs_cmd_ex_create_qp,
+		/* Older libraries send no source_qpn: it reads as 0. */
+		.req_size = offsetofend(struct ib_uverbs_ex_create_qp,
+					comp_mask),
+		.resp_size = sizeof(struct ib_uverbs_ex_create_qp_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_EX_CMD_MODIFY_QP] = {
+		.handler = uverbs_cmd_ex_modify_qp,
+		.req_size = sizeof(struct ib_uverbs_ex_modify_qp),
+		/* The answer is cut to the room given, whatever it is. */
 		.udata = 1,
 	},
 };

@@ -7,9 +7,17 @@
  * The asynchronous event file GET_CONTEXT hands out gives 16-byte struct
  * ib_uverbs_async_event_desc records.  struct uverbs_async_file is
  * reference counted: the anon file holds one reference, the uverbs file
- * that created it another (dropped at its close, after which no event is
- * queued any more).  The queue is protected by @lock; events are queued
- * from the device's event handler (process context) and taken by read().
+ * that created it another (dropped at its close, after which no port
+ * event is queued any more), and each user object whose events go there
+ * one more (dropped when the object is destroyed).  The queue holds
+ * struct uverbs_async_entry, oldest first, of two sorts: a port event is
+ * allocated when the device's handler (process context) queues it and
+ * freed once read; an object's events (a QP's) are entries embedded in
+ * the object, one per kind of event, so its handler, which may run in any
+ * context, allocates nothing.  read() counts an object's entry in the
+ * object's @reported; destroying the object takes its unread entries off
+ * the queue (uverbs_obj_events_withdraw()), so its destroy answers with
+ * exactly the events user space saw.
  *
  * A completion channel (CREATE_COMP_CHANNEL) gives 8-byte struct
  * ib_uverbs_comp_event_desc records, the user_handle of a CQ that has
@@ -34,30 +42,33 @@
 /**
  * struct uverbs_async_file - an async event fd
  * @ref: see the top of this file
- * @lock: protects @events
- * @events: queued struct uverbs_async_event, oldest first
+ * @read_mutex: held by read() from choosing an entry until it is
+ *	delivered, and by uverbs_obj_events_withdraw(), so that the object
+ *	of an entry being read cannot go away under the reader
+ * @lock: protects @events, the queued entries' @list and the owners'
+ *	@reported; taken with interrupts off (objects' events come from
+ *	any context)
+ * @events: queued struct uverbs_async_entry, oldest first
  * @wait: readers and pollers waiting for an event
  */
 struct uverbs_async_file {
 	struct kref		ref;
+	struct mutex		read_mutex;	/* see above */
 	spinlock_t		lock;		/* @events */
 	struct list_head	events;
 	wait_queue_head_t	wait;
-};
-
-struct uverbs_async_event {
-	struct list_head			list;
-	struct ib_uverbs_async_event_desc	desc;
 };
 
 static void uverbs_async_file_release(struct kref *ref)
 {
 	struct uverbs_async_file *async =
 		container_of(ref, struct uverbs_async_file, ref);
-	struct uverbs_async_event *ev, *next;
+	struct uverbs_async_entry *ev, *next;
 
+	/* Objects hold references: only port events can be left. */
 	list_for_each_entry_safe(ev, next, &async->events, list)
-		kfree(ev);
+		if (!WARN_ON(ev->owner))
+			kfree(ev);
 	kfree(async);
 }
 
@@ -71,9 +82,9 @@ void uverbs_async_file_put(struct uverbs_async_file *async)
 }
 
 /**
- * uverbs_async_event() - queue an event for user space
+ * uverbs_async_event() - queue a port event for user space
  * @async: the event file
- * @element: what the event is about: the port number for port events
+ * @element: what the event is about: the port number
  * @event_type: the enum ib_event_type value, the same number as user
  *	space's
  *
@@ -85,7 +96,7 @@ void uverbs_async_file_put(struct uverbs_async_file *async)
 void uverbs_async_event(struct uverbs_async_file *async, u64 element,
 			u32 event_type)
 {
-	struct uverbs_async_event *ev;
+	struct uverbs_async_entry *ev;
 
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
 	if (!ev)
@@ -99,6 +110,97 @@ void uverbs_async_event(struct uverbs_async_file *async, u64 element,
 	wake_up_interruptible(&async->wait);
 }
 
+/**
+ * uverbs_obj_events_init() - direct a new object's events to an async file
+ * @oe: the object's events, embedded in it
+ * @async: the async event file of the object's uverbs file
+ * @element: what read() gives user space as the element: the object's
+ *	user_handle
+ *
+ * @oe takes a reference on @async until uverbs_obj_events_withdraw().
+ */
+void uverbs_obj_events_init(struct uverbs_obj_events *oe,
+			    struct uverbs_async_file *async, u64 element)
+{
+	unsigned int i;
+
+	kref_get(&async->ref);
+	oe->async = async;
+	oe->reported = 0;
+	for (i = 0; i < ARRAY_SIZE(oe->entry); i++) {
+		INIT_LIST_HEAD(&oe->entry[i].list);
+		oe->entry[i].desc = (struct ib_uverbs_async_event_desc) {
+			.element = element,
+		};
+		oe->entry[i].owner = oe;
+	}
+}
+
+/**
+ * uverbs_obj_event() - queue an event of an object for user space
+ * @oe: the object's events
+ * @event_type: the enum ib_event_type value
+ *
+ * The object's entry for @event_type goes to the end of the queue,
+ * unless it is queued already: user space has not read the previous
+ * event of that kind yet, and learns of this one with it.
+ *
+ * Context: any, until the object's destroy has stopped its events.
+ */
+void uverbs_obj_event(struct uverbs_obj_events *oe, u32 event_type)
+{
+	struct uverbs_async_file *async = oe->async;
+	struct uverbs_async_entry *free = NULL;
+	unsigned long flags;
+	unsigned int i;
+	bool queued;
+
+	spin_lock_irqsave(&async->lock, flags);
+	for (i = 0; i < ARRAY_SIZE(oe->entry); i++) {
+		if (list_empty(&oe->entry[i].list))
+			free = free ?: &oe->entry[i];
+		else if (oe->entry[i].desc.event_type == event_type)
+			break;
+	}
+	/* One entry per kind, and no object has more kinds than entries. */
+	queued = i == ARRAY_SIZE(oe->entry) && !WARN_ON_ONCE(!free);
+	if (queued) {
+		free->desc.event_type = event_type;
+		list_add_tail(&free->list, &async->events);
+	}
+	spin_unlock_irqrestore(&async->lock, flags);
+	if (queued)
+		wake_up_interruptible(&async->wait);
+}
+
+/**
+ * uverbs_obj_events_withdraw() - take a destroyed object's events back
+ * @oe: the object's events; unread ones are discarded
+ *
+ * Drops @oe's reference on the async file.
+ *
+ * Context: process context, after the object's handler stopped running.
+ * Return: the number of the object's events user space read.
+ */
+u32 uverbs_obj_events_withdraw(struct uverbs_obj_events *oe)
+{
+	struct uverbs_async_file *async = oe->async;
+	unsigned int i;
+	u32 reported;
+
+	mutex_lock(&async->read_mutex);
+	spin_lock_irq(&async->lock);
+	for (i = 0; i < ARRAY_SIZE(oe->entry); i++)
+		list_del_init(&oe->entry[i].list);
+	reported = oe->reported;
+	spin_unlock_irq(&async->lock);
+	mutex_unlock(&async->read_mutex);
+
+	oe->async = NULL;
+	uverbs_async_file_put(async);
+	return reported;
+}
+
 static bool uverbs_async_pending(struct uverbs_async_file *async)
 {
 	bool pending;
@@ -109,19 +211,43 @@ static bool uverbs_async_pending(struct uverbs_async_file *async)
 	return pending;
 }
 
-/* The oldest queued event, off the queue; NULL when there is none. */
-static struct uverbs_async_event *
-uverbs_async_dequeue(struct uverbs_async_file *async)
+/*
+ * Deliver the oldest event, if any, to @buf: 1 when one was delivered, 0
+ * when none is queued, -EFAULT (the event stays queued) when @buf is bad.
+ */
+static int uverbs_async_deliver(struct uverbs_async_file *async,
+				char __user *buf)
 {
-	struct uverbs_async_event *first;
+	struct ib_uverbs_async_event_desc desc;
+	struct uverbs_async_entry *ev;
+	int ret = 0;
 
+	mutex_lock(&async->read_mutex);
 	spin_lock_irq(&async->lock);
-	first = list_first_entry_or_null(&async->events,
-					 struct uverbs_async_event, list);
-	if (first)
-		list_del(&first->list);
+	ev = list_first_entry_or_null(&async->events,
+				      struct uverbs_async_entry, list);
+	if (ev)
+		desc = ev->desc;
 	spin_unlock_irq(&async->lock);
-	return first;
+	if (!ev)
+		goto out;
+
+	if (copy_to_user(buf, &desc, sizeof(desc))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	/* Only withdraw() takes it off otherwise, and it waits for us. */
+	spin_lock_irq(&async->lock);
+	list_del_init(&ev->list);
+	if (ev->owner)
+		ev->owner->reported++;
+	spin_unlock_irq(&async->lock);
+	if (!ev->owner)
+		kfree(ev);
+	ret = 1;
+out:
+	mutex_unlock(&async->read_mutex);
+	return ret;
 }
 
 /*
@@ -132,29 +258,18 @@ static ssize_t uverbs_async_read(struct file *filp, char __user *buf,
 				 size_t count, loff_t *pos)
 {
 	struct uverbs_async_file *async = filp->private_data;
-	struct ib_uverbs_async_event_desc desc;
-	struct uverbs_async_event *ev;
+	int ret;
 
-	if (count < sizeof(desc))
+	if (count < sizeof(struct ib_uverbs_async_event_desc))
 		return -EINVAL;
-	while (!(ev = uverbs_async_dequeue(async))) {
+	while (!(ret = uverbs_async_deliver(async, buf))) {
 		if (filp->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (wait_event_interruptible(async->wait,
 					     uverbs_async_pending(async)))
 			return -ERESTARTSYS;
 	}
-	desc = ev->desc;
-
-	if (copy_to_user(buf, &desc, sizeof(desc))) {
-		/* Not delivered: it stays the oldest. */
-		spin_lock_irq(&async->lock);
-		list_add(&ev->list, &async->events);
-		spin_unlock_irq(&async->lock);
-		return -EFAULT;
-	}
-	kfree(ev);
-	return sizeof(desc);
+	return ret < 0 ? ret : sizeof(struct ib_uverbs_async_event_desc);
 }
 
 static __poll_t uverbs_async_poll(struct file *filp, poll_table *wait)
@@ -197,6 +312,7 @@ struct file *uverbs_async_file_create(struct uverbs_async_file **async)
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&new->ref);
+	mutex_init(&new->read_mutex);
 	spin_lock_init(&new->lock);
 	INIT_LIST_HEAD(&new->events);
 	init_waitqueue_head(&new->wait);

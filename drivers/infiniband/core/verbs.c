@@ -1418,6 +1418,43 @@ static void qp_take_caps(struct ib_qp *qp, const struct ib_qp_init_attr *init)
 	qp->integrity_en = !!(init->create_flags & IB_QP_CREATE_INTEGRITY_EN);
 }
 
+/*
+ * Both creators of QPs: a kernel user's (@udata NULL, @caller its module)
+ * and uverbs' (@udata the command's driver data, @uobj its object, the
+ * current task the owner).  The provider sees the QP already linked to
+ * its user object; a failure leaves no count changed.
+ */
+static struct ib_qp *qp_create(struct ib_pd *pd, struct ib_qp_init_attr *init,
+			       struct ib_udata *udata,
+			       struct ib_uqp_object *uobj, const char *caller)
+{
+	struct ib_device *dev = pd->device;
+	int ret = qp_check_init_attr(dev, init);
+	struct ib_qp *qp;
+
+	if (ret)
+		return ERR_PTR(ret);
+
+	qp = verbs_obj_alloc(dev, ib_qp, GFP_KERNEL, true);
+	if (!qp)
+		return ERR_PTR(-ENOMEM);
+	qp_init_core(qp, pd, init);
+	qp->uobject = uobj;
+
+	obj_track(&qp->res, RDMA_RESTRACK_QP, caller);
+	ret = dev->ops.create_qp(qp, init, udata);
+	if (ret)
+		return obj_create_failed(&qp->res, qp, ret);
+
+	/* Some providers touch these during create; the request is what counts. */
+	qp_link(qp, pd, init);
+	qp_count_users(qp, 1);
+	qp_take_caps(qp, init);
+
+	rdma_restrack_add(&qp->res);
+	return qp;
+}
+
 /**
  * ib_create_qp_kernel() - create a queue pair for a kernel user
  * @pd: protection domain of the QP
@@ -1440,32 +1477,34 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				  struct ib_qp_init_attr *qp_init_attr,
 				  const char *caller)
 {
-	struct ib_device *dev = pd->device;
-	int ret = qp_check_init_attr(dev, qp_init_attr);
-	struct ib_qp *qp;
-
-	if (ret)
-		return ERR_PTR(ret);
-
-	qp = verbs_obj_alloc(dev, ib_qp, GFP_KERNEL, true);
-	if (!qp)
-		return ERR_PTR(-ENOMEM);
-	qp_init_core(qp, pd, qp_init_attr);
-
-	obj_track(&qp->res, RDMA_RESTRACK_QP, caller);
-	ret = dev->ops.create_qp(qp, qp_init_attr, NULL);
-	if (ret)
-		return obj_create_failed(&qp->res, qp, ret);
-
-	/* Some providers touch these during create; the request is what counts. */
-	qp_link(qp, pd, qp_init_attr);
-	qp_count_users(qp, 1);
-	qp_take_caps(qp, qp_init_attr);
-
-	rdma_restrack_add(&qp->res);
-	return qp;
+	return qp_create(pd, qp_init_attr, NULL, NULL, caller);
 }
 EXPORT_SYMBOL(ib_create_qp_kernel);
+
+/**
+ * ib_create_qp_user() - create a queue pair for a user process
+ * @pd: protection domain of the QP
+ * @qp_init_attr: requested attributes, as for ib_create_qp_kernel(); the
+ *	event handler and its context are the caller's (uverbs delivers the
+ *	events to the process); cap comes back as allocated
+ * @udata: the command's driver data, handed to the provider
+ * @uobj: the user object the QP will belong to (qp->uobject)
+ *
+ * The checks, the counts on the PD, CQs and SRQ, and the resource
+ * tracking (owned by the current task) are those of kernel QPs; the QP is
+ * destroyed with ib_destroy_qp_user().
+ *
+ * Context: process context; sleeps.
+ * Return: the QP, or the errors of ib_create_qp_kernel().
+ */
+struct ib_qp *ib_create_qp_user(struct ib_pd *pd,
+				struct ib_qp_init_attr *qp_init_attr,
+				struct ib_udata *udata,
+				struct ib_uqp_object *uobj)
+{
+	return qp_create(pd, qp_init_attr, udata, uobj, NULL);
+}
+EXPORT_SYMBOL(ib_create_qp_user);
 
 /*
  * What a modify fills into the caller's attributes for the length of the
