@@ -64,9 +64,10 @@ static void uverbs_qp_event_handler(struct ib_event *event, void *context)
 		uverbs_obj_event(&uqp->events, event->event);
 		break;
 	default:
+		/* Not a QP's, so the element may not even be a QP. */
 		ibdev_dbg(event->device,
-			  "uverbs: event %d of QP %#x is no QP event, dropped\n",
-			  event->event, event->element.qp->qp_num);
+			  "uverbs: event %d for QP handle %u is no QP event, dropped\n",
+			  event->event, uqp->uobj.id);
 		break;
 	}
 }
