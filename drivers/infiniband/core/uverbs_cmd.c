@@ -548,9 +548,9 @@ const struct uverbs_write_cmd uverbs_ex_cmds[] = {
 	},
 	[IB_USER_VERBS_EX_CMD_CREATE_QP] = {
 		.handler = uverbs_cmd_ex_create_qp,
-		/* Older libraries send no source_qpn: it reads as 0. */
+		/* As stock: what follows reserved may be left out (reads 0). */
 		.req_size = offsetofend(struct ib_uverbs_ex_create_qp,
-					comp_mask),
+					reserved),
 		.resp_size = sizeof(struct ib_uverbs_ex_create_qp_resp),
 		.udata = 1,
 	},

@@ -19,8 +19,9 @@
  * context: each kind of event has its entry in the object
  * (struct uverbs_obj_events), so nothing is allocated there.
  *
- * Handles in the commands other than DESTROY_QP that name no usable
- * object of the expected type are -EINVAL, as stock Linux answers them.
+ * A handle that names nothing is -ENOENT, one that names an object of
+ * another type -EINVAL, one whose object is being destroyed -EBUSY, in
+ * every command, as stock Linux answers.
  *
  * Handlers run as uverbs_cmd.c says: in the device's SRCU read side, with
  * the file's hw_destroy_rwsem held for reading.
@@ -63,9 +64,10 @@ static void uverbs_qp_event_handler(struct ib_event *event, void *context)
 		uverbs_obj_event(&uqp->events, event->event);
 		break;
 	default:
+		/* Not a QP's, so the element may not even be a QP. */
 		ibdev_dbg(event->device,
-			  "uverbs: event %d of QP %#x is no QP event, dropped\n",
-			  event->event, event->element.qp->qp_num);
+			  "uverbs: event %d for QP handle %u is no QP event, dropped\n",
+			  event->event, uqp->uobj.id);
 		break;
 	}
 }
@@ -94,9 +96,8 @@ const struct uverbs_api_object uverbs_type_qp = {
 };
 
 /*
- * The object under @handle for a command that uses it: shared, or
- * ERR_PTR(-EINVAL) whatever is wrong with the handle (unknown, another
- * type, being destroyed).
+ * The object under @handle for a command that uses it, shared; the
+ * errors of uobj_get_shared().
  */
 static struct ib_uobject *uverbs_qp_use(struct uverbs_attr_bundle *attrs,
 					const struct uverbs_api_object *type,
@@ -104,12 +105,10 @@ static struct ib_uobject *uverbs_qp_use(struct uverbs_attr_bundle *attrs,
 {
 	struct ib_uobject *uobj = uobj_get_shared(attrs->ufile, type, handle);
 
-	if (IS_ERR(uobj)) {
+	if (IS_ERR(uobj))
 		ibdev_dbg(attrs->ib_dev,
 			  "uverbs: %s: handle %u is no usable %s: %ld\n", cmd,
 			  handle, type->name, PTR_ERR(uobj));
-		return ERR_PTR(-EINVAL);
-	}
 	return uobj;
 }
 
@@ -144,11 +143,19 @@ static int uverbs_create_qp_check(struct ib_device *ib_dev,
 			return -EPERM;
 		}
 		fallthrough;
-	default:
-		/* XRC needs XRC domains, raw packet QPs flows: none here. */
+	case IB_QPT_RAW_IPV6:
+	case IB_QPT_RAW_ETHERTYPE:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		/* XRC needs XRC domains, raw QPs flows: none here. */
 		ibdev_dbg(ib_dev, "uverbs: CREATE_QP of type %u not supported\n",
 			  cmd->qp_type);
 		return -EOPNOTSUPP;
+	default:
+		/* The special QPs are the kernel's; the rest is no type. */
+		ibdev_dbg(ib_dev, "uverbs: CREATE_QP of type %u refused\n",
+			  cmd->qp_type);
+		return -EINVAL;
 	}
 	if (cmd->create_flags & ~UVERBS_QP_CREATE_FLAGS) {
 		ibdev_dbg(ib_dev, "uverbs: CREATE_QP with unknown flags %#x\n",
@@ -194,6 +201,8 @@ static int uverbs_qp_parents_get(struct uverbs_attr_bundle *attrs,
 				 const struct ib_uverbs_ex_create_qp *cmd,
 				 struct uverbs_qp_parents *p)
 {
+	int err;
+
 	*p = (struct uverbs_qp_parents) {};
 	p->pd = uverbs_qp_use(attrs, &uverbs_type_pd, cmd->pd_handle,
 			      "CREATE_QP");
@@ -213,14 +222,18 @@ static int uverbs_qp_parents_get(struct uverbs_attr_bundle *attrs,
 
 fail:
 	/* The failed lookup's slot holds its error; the others their object. */
-	if (IS_ERR(p->pd))
+	if (IS_ERR(p->pd)) {
+		err = PTR_ERR(p->pd);
 		p->pd = NULL;
-	if (IS_ERR(p->scq))
+	} else if (IS_ERR(p->scq)) {
+		err = PTR_ERR(p->scq);
 		p->scq = NULL;
-	if (IS_ERR(p->rcq))
+	} else {
+		err = PTR_ERR(p->rcq);
 		p->rcq = NULL;
+	}
 	uverbs_qp_parents_put(p);
-	return -EINVAL;
+	return err;
 }
 
 /* A QP from the provider for @uqp, on @p; or an ERR_PTR. */
@@ -323,10 +336,11 @@ put_parents:
  * The driver data following the request goes to the provider, and its
  * answer follows the core response.
  *
- * Return: 0; -EOPNOTSUPP for a type other than RC, UC and UD; -EPERM for
- * a raw packet QP without CAP_NET_RAW; -EINVAL for a PD or CQ handle that
- * names no usable PD or CQ, an SRQ, or sizes above the device's limits;
- * -ENOMEM; -EFAULT; the provider's error.
+ * Return: 0; -EOPNOTSUPP for raw and XRC QPs; -EPERM for a raw packet QP
+ * without CAP_NET_RAW; -EINVAL for any other type but RC, UC and UD, an
+ * SRQ, or sizes above the device's limits; -ENOENT, -EINVAL or -EBUSY for
+ * the PD and CQ handles as uobj_get_shared() says; -ENOMEM; -EFAULT; the
+ * provider's error.
  */
 int uverbs_cmd_create_qp(struct uverbs_attr_bundle *attrs)
 {
@@ -363,9 +377,9 @@ int uverbs_cmd_create_qp(struct uverbs_attr_bundle *attrs)
  * @attrs: the command
  *
  * Return: as uverbs_cmd_create_qp(); -EINVAL for unknown comp_mask or
- * create_flags bits or a non-zero reserved field; -EOPNOTSUPP for a WQ
- * indirection table (none exist here); -EPERM for a source QPN without
- * CAP_NET_RAW; flags the device cannot honour give the provider's error.
+ * create_flags bits, a non-zero reserved field, or a WQ indirection table
+ * (none exist here); -EPERM for a source QPN without CAP_NET_RAW; flags
+ * the device cannot honour give the provider's error.
  */
 int uverbs_cmd_ex_create_qp(struct uverbs_attr_bundle *attrs)
 {
@@ -385,9 +399,11 @@ int uverbs_cmd_ex_create_qp(struct uverbs_attr_bundle *attrs)
 		return -EINVAL;
 	}
 	if (cmd.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE) {
+		/* No command makes WQ indirection tables: no handle names one. */
 		ibdev_dbg(attrs->ib_dev,
-			  "uverbs: ex CREATE_QP on a WQ indirection table not supported\n");
-		return -EOPNOTSUPP;
+			  "uverbs: ex CREATE_QP: handle %u is no WQ indirection table\n",
+			  cmd.rwq_ind_tbl_handle);
+		return -EINVAL;
 	}
 	err = uverbs_create_qp(attrs, &cmd, &resp.base, &uobj);
 	if (err)
@@ -565,8 +581,9 @@ static int uverbs_modify_qp(struct uverbs_attr_bundle *attrs,
  *
  * Return: 0; -EOPNOTSUPP for attribute bits beyond the standard ones (as
  * stock Linux answers); -EINVAL for a state that does not exist, a port
- * the device lacks, a handle that names no usable QP, or what the
- * provider refuses; the errors of address resolution; -EFAULT.
+ * the device lacks, or what the provider refuses; -ENOENT, -EINVAL or
+ * -EBUSY for the handle as uobj_get_shared() says; the errors of address
+ * resolution; -EFAULT.
  */
 int uverbs_cmd_modify_qp(struct uverbs_attr_bundle *attrs)
 {
@@ -657,8 +674,8 @@ static void uverbs_query_qp_fill(const struct ib_qp_attr *attr,
  *
  * attr_mask is passed to the provider as the attributes wanted.
  *
- * Return: 0; -EINVAL for a handle that names no usable QP; -EFAULT; the
- * provider's error.
+ * Return: 0; -ENOENT, -EINVAL or -EBUSY for the handle as
+ * uobj_get_shared() says; -EFAULT; the provider's error.
  */
 int uverbs_cmd_query_qp(struct uverbs_attr_bundle *attrs)
 {
@@ -732,9 +749,10 @@ int uverbs_cmd_destroy_qp(struct uverbs_attr_bundle *attrs)
  * library posts through the kernel; none of ours does, so they are
  * refused rather than parsed.  bad_wr is always 0.
  *
- * Return: 0; -EINVAL for work requests in the command, a handle that
- * names no usable QP, or a QP the provider cannot send on yet (rxe: below
- * RTS); -EFAULT; the provider's error.
+ * Return: 0; -EINVAL for work requests in the command, or a QP the
+ * provider cannot send on yet (rxe: below RTS); -ENOENT, -EINVAL or
+ * -EBUSY for the handle as uobj_get_shared() says; -EFAULT; the
+ * provider's error.
  */
 int uverbs_cmd_post_send(struct uverbs_attr_bundle *attrs)
 {

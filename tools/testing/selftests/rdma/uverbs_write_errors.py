@@ -10,7 +10,9 @@ ALLOC_PD/DEALLOC_PD with good and bad handles, REG_MR/DEREG_MR (rights,
 ranges, handles, the pinned page count in /proc/self/status, `rdma res`,
 RLIMIT_MEMLOCK for an unprivileged user), completion channels and CQs
 (sizes, vectors, flags, the ring librxe maps, mmap() offsets, destroy
-counts), AHs (ah_num, RoCE without GRH, ports), ioctl(), credentials, and the
+counts), AHs (ah_num, RoCE without GRH, ports), the QP commands' refusals
+(types, handles, sizes, ex fields, MODIFY_QP checks, POST_SEND doorbell
+framing; rdma_rxe makes no user QP yet), ioctl(), credentials, and the
 async event fd (non-blocking read, short read, poll; with --flap NETDEV
 also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
 
@@ -45,6 +47,11 @@ CMD_CREATE_COMP_CHANNEL = 17
 CMD_CREATE_CQ = 18
 CMD_DESTROY_CQ = 20
 CMD_REQ_NOTIFY_CQ = 23
+CMD_CREATE_QP = 24
+CMD_QUERY_QP = 25
+CMD_MODIFY_QP = 26
+CMD_DESTROY_QP = 27
+CMD_POST_SEND = 28
 CMD_REG_SMR = 10          # in the ABI, implemented by no kernel
 FLAG_EXTENDED = 0x80000000
 
@@ -58,6 +65,14 @@ CREATE_CQ = struct.Struct("=QQIIiI")    # ib_uverbs_create_cq
 EX_CREATE_CQ = struct.Struct("=QIIiIII")    # ib_uverbs_ex_create_cq
 CREATE_AH = struct.Struct("=QQII16sIBBBBHBBBBBB")  # ib_uverbs_create_ah
 RING_HDR = 384                          # struct rxe_queue_buf: data offset
+CREATE_QP = struct.Struct("=QQ9I4B")    # ib_uverbs_create_qp
+EX_CREATE_QP = struct.Struct("=Q9I4B4I")     # ib_uverbs_ex_create_qp
+MODIFY_QP_TAIL = struct.Struct("=7I2H14B2x")  # ib_uverbs_modify_qp after the paths
+QP_DEST = 32                            # ib_uverbs_qp_dest
+QUERY_QP_RESP = 128                     # ib_uverbs_query_qp_resp
+QPT_SMI, QPT_GSI, QPT_RC, QPT_UC, QPT_UD = 0, 1, 2, 3, 4
+QPT_RAW_PACKET, QPT_XRC_INI = 8, 9
+QP_STATE, QP_PORT = 1 << 0, 1 << 6      # IBV_QP_* attribute bits
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
 ACCESS_LOCAL_WRITE = 1
@@ -178,11 +193,15 @@ def vm_pin_kb():
     return -1
 
 
-def res_mrs():
-    """This process's MRs as `rdma -j res show mr` lists them."""
-    out = subprocess.run(["rdma", "-j", "res", "show", "mr"], check=True,
+def res_listed(kind):
+    """This process's objects of kind as `rdma -j res show KIND` lists them."""
+    out = subprocess.run(["rdma", "-j", "res", "show", kind], check=True,
                          capture_output=True, text=True).stdout
     return [m for m in json.loads(out or "[]") if m.get("pid") == os.getpid()]
+
+
+def res_mrs():
+    return res_listed("mr")
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -718,6 +737,167 @@ def ahs(fd, ibdev):
     # ah2 and its PD stay: closing the file must destroy them.
 
 
+def create_qp(fd, resp, pd, scq, rcq, qp_type=QPT_RC, caps=(16, 16, 1, 1, 0),
+              is_srq=0, out_words=16):
+    """Legacy CREATE_QP; resp has room for the core and rxe's two mminfos."""
+    return do_write(fd, legacy(CMD_CREATE_QP,
+                               CREATE_QP.pack(resp.addr, 0x9abc, pd, scq, rcq,
+                                              0, *caps, 0, qp_type, is_srq,
+                                              0), out_words))
+
+
+def ex_create_qp(fd, resp, pd, cq, comp_mask=0, flags=0, reserved=0,
+                 core_len=EX_CREATE_QP.size):
+    core = EX_CREATE_QP.pack(0x9abc, pd, cq, cq, 0, 16, 16, 1, 1, 0, 0,
+                             QPT_RC, 0, reserved, comp_mask, flags, 0, 0)
+    return do_write(fd, ex(CMD_CREATE_QP, core[:core_len], resp.addr, 5,
+                           prov_out=4))
+
+
+def modify_qp(fd, handle, mask, state=0, port=0):
+    tail = MODIFY_QP_TAIL.pack(handle, mask, 0, 0, 0, 0, 0, 0, 0, state, 0,
+                               0, 0, 0, 0, 0, 0, port, 0, 0, 0, 0, 0)
+    return do_write(fd, legacy(CMD_MODIFY_QP, b"\0" * (2 * QP_DEST) + tail,
+                               0))
+
+
+def query_qp(fd, resp, handle):
+    return do_write(fd, legacy(CMD_QUERY_QP,
+                               struct.pack("=QII", resp.addr, handle, 0),
+                               QUERY_QP_RESP // 4))
+
+
+def destroy_qp(fd, resp, handle):
+    return do_write(fd, legacy(CMD_DESTROY_QP,
+                               struct.pack("=QII", resp.addr, handle, 0), 1))
+
+
+def post_send(fd, resp, handle, wr_count=0, out_words=1):
+    """librxe's doorbell: no work request, wqe_size of an ibv_send_wr.
+    With wr_count, that many zeroed 128-byte work requests follow."""
+    return do_write(fd, legacy(CMD_POST_SEND,
+                               struct.pack("=QIIII", resp.addr, handle,
+                                           wr_count, 0, 128),
+                               out_words, extra=b"\0" * (128 * wr_count)))
+
+
+def raw_qp_unprivileged(dev):
+    """A raw packet QP as an unprivileged user, on a file of its own."""
+    def child():
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+        fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
+        if get_context(fd, Resp(8)) <= 0:
+            return 10
+        # The type is checked before any handle: these name nothing.
+        r = create_qp(fd, Resp(64), 0, 0, 0, qp_type=QPT_RAW_PACKET)
+        return 0 if r == -errno.EPERM else 11
+
+    rc = in_child(child)
+    report(rc == 0,
+           "unprivileged user: CREATE_QP of a raw packet QP is EPERM",
+           "step %d failed" % rc)
+
+
+def qps(fd):
+    """The QP commands' answers that need no working user QP."""
+    r = Resp(4)
+    expect_ok("ALLOC_PD for QPs", alloc_pd(fd, r), 16)
+    pd = struct.unpack("=I", r.raw())[0]
+    cr = Resp(24)
+    expect_ok("CREATE_CQ for QPs", create_cq(fd, cr, 16),
+              len(legacy(CMD_CREATE_CQ, b"\0" * 32, 0)))
+    cq = struct.unpack_from("=I", cr.raw())[0]
+    bad = max(pd, cq) + 1000
+    qr = Resp(64)
+
+    for t, name, want in ((QPT_RAW_PACKET, "raw packet (as root)",
+                           errno.EOPNOTSUPP),
+                          (QPT_XRC_INI, "XRC initiator", errno.EOPNOTSUPP),
+                          (QPT_SMI, "SMI", errno.EINVAL),
+                          (QPT_GSI, "GSI", errno.EINVAL),
+                          (0x42, "0x42", errno.EINVAL)):
+        expect_errno("CREATE_QP of type %s is %s" % (name, errno.errorcode[want]),
+                     create_qp(fd, qr, pd, cq, cq, qp_type=t), want)
+    expect_errno("CREATE_QP with an unknown PD handle is ENOENT",
+                 create_qp(fd, qr, bad, cq, cq), errno.ENOENT)
+    expect_errno("CREATE_QP with a CQ's handle as the PD is EINVAL",
+                 create_qp(fd, qr, cq, cq, cq), errno.EINVAL)
+    expect_errno("CREATE_QP with an unknown send CQ handle is ENOENT",
+                 create_qp(fd, qr, pd, bad, cq), errno.ENOENT)
+    expect_errno("CREATE_QP with the PD's handle as the receive CQ is EINVAL",
+                 create_qp(fd, qr, pd, cq, pd), errno.EINVAL)
+    expect_errno("CREATE_QP on an SRQ (none can exist) is EINVAL",
+                 create_qp(fd, qr, pd, cq, cq, is_srq=1), errno.EINVAL)
+    for caps, name in (((0xffffffff, 16, 1, 1, 0), "0xffffffff send WRs"),
+                       ((16, 0xffffffff, 1, 1, 0), "0xffffffff receive WRs"),
+                       ((16, 16, 0xffff, 1, 0), "0xffff send SGEs"),
+                       ((16, 16, 1, 0xffff, 0), "0xffff receive SGEs")):
+        expect_errno("CREATE_QP of %s is EINVAL" % name,
+                     create_qp(fd, qr, pd, cq, cq, caps=caps), errno.EINVAL)
+    expect_errno("CREATE_QP with room for 28 response bytes is ENOSPC",
+                 create_qp(fd, qr, pd, cq, cq, out_words=7), errno.ENOSPC)
+
+    xr = Resp(72)
+    expect_errno("ex CREATE_QP with an unknown comp_mask bit is EINVAL",
+                 ex_create_qp(fd, xr, pd, cq, comp_mask=2), errno.EINVAL)
+    expect_errno("ex CREATE_QP with reserved set is EINVAL",
+                 ex_create_qp(fd, xr, pd, cq, reserved=1), errno.EINVAL)
+    expect_errno("ex CREATE_QP on a WQ indirection table (none exist) is EINVAL",
+                 ex_create_qp(fd, xr, pd, cq, comp_mask=1), errno.EINVAL)
+    expect_errno("ex CREATE_QP with a kernel-only flag (1 << 0) is EINVAL",
+                 ex_create_qp(fd, xr, pd, cq, flags=1), errno.EINVAL)
+    expect_errno("ex CREATE_QP with an unknown flag (1 << 12) is EINVAL",
+                 ex_create_qp(fd, xr, pd, cq, flags=1 << 12), errno.EINVAL)
+    expect_errno("ex CREATE_QP with an unknown PD handle is ENOENT",
+                 ex_create_qp(fd, xr, bad, cq), errno.ENOENT)
+    expect_errno("ex CREATE_QP up to reserved (48 bytes) is read: unknown PD ENOENT",
+                 ex_create_qp(fd, xr, bad, cq, core_len=48), errno.ENOENT)
+    expect_errno("ex CREATE_QP with a 40-byte core request is ENOSPC",
+                 ex_create_qp(fd, xr, pd, cq, core_len=40), errno.ENOSPC)
+
+    # Nothing of the failures stays: no QP, no count on the PD or CQ.
+    report(res_listed("qp") == [], "failed CREATE_QPs leave no QP in rdma res",
+           str(res_listed("qp")))
+
+    dr = Resp(4)
+    expect_errno("DESTROY_QP of an unknown handle is ENOENT",
+                 destroy_qp(fd, dr, bad), errno.ENOENT)
+    expect_errno("DESTROY_QP of a PD's handle is EINVAL",
+                 destroy_qp(fd, dr, pd), errno.EINVAL)
+    expect_errno("QUERY_QP of an unknown handle is ENOENT",
+                 query_qp(fd, Resp(QUERY_QP_RESP), bad), errno.ENOENT)
+    expect_errno("QUERY_QP of a CQ's handle is EINVAL",
+                 query_qp(fd, Resp(QUERY_QP_RESP), cq), errno.EINVAL)
+    expect_errno("MODIFY_QP of an unknown handle to RESET is ENOENT",
+                 modify_qp(fd, bad, QP_STATE, state=0), errno.ENOENT)
+    expect_errno("MODIFY_QP of a PD's handle to RESET is EINVAL",
+                 modify_qp(fd, pd, QP_STATE, state=0), errno.EINVAL)
+    expect_errno("MODIFY_QP to state 7 (none) is EINVAL",
+                 modify_qp(fd, pd, QP_STATE, state=7), errno.EINVAL)
+    expect_errno("MODIFY_QP to port 2 is EINVAL",
+                 modify_qp(fd, pd, QP_PORT, port=2), errno.EINVAL)
+    expect_errno("MODIFY_QP with attribute bit 21 is EOPNOTSUPP",
+                 modify_qp(fd, pd, 1 << 21), errno.EOPNOTSUPP)
+    expect_errno("MODIFY_QP with a 116-byte write is ENOSPC",
+                 do_write(fd, legacy(CMD_MODIFY_QP, b"\0" * 108, 0)),
+                 errno.ENOSPC)
+    pr = Resp(4)
+    expect_errno("POST_SEND doorbell on an unknown handle is ENOENT",
+                 post_send(fd, pr, bad), errno.ENOENT)
+    expect_errno("POST_SEND doorbell on a CQ's handle is EINVAL",
+                 post_send(fd, pr, cq), errno.EINVAL)
+    expect_errno("POST_SEND carrying a work request is EINVAL (not parsed)",
+                 post_send(fd, pr, bad, wr_count=1), errno.EINVAL)
+    expect_errno("POST_SEND without room for bad_wr is ENOSPC",
+                 post_send(fd, pr, bad, out_words=0), errno.ENOSPC)
+
+    expect_ok("DESTROY_CQ after the failed CREATE_QPs", destroy_cq(fd, Resp(8),
+                                                                 cq), 24)
+    expect_ok("DEALLOC_PD after the failed CREATE_QPs", dealloc_pd(fd, pd), 12)
+
+
 def ioctls(fd):
     for req, what in ((RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL"),
                       (0x5401, "TCGETS")):
@@ -810,6 +990,8 @@ def main():
     base = mrs(fd, pd)
     cqs(fd, MAX_CQE[0], NCOMP[0])
     ahs(fd, args.ibdev)
+    qps(fd)
+    raw_qp_unprivileged(args.dev)
     fork_keeps_pinned(fd, pd)
     memlock_user(args.dev)
     ioctls(fd)

@@ -9,7 +9,9 @@
 #      GET_CONTEXT, unknown commands, ex QUERY_DEVICE, QUERY_PORT,
 #      ALLOC_PD/DEALLOC_PD handles, REG_MR/DEREG_MR with pinned-page and
 #      RLIMIT_MEMLOCK accounting, completion channels, CQs and their
-#      rings, AHs, ioctl ENOTTY, credentials, the async event fd with
+#      rings, AHs, the QP commands' refusals (types, handles, sizes,
+#      extended fields, MODIFY_QP, QUERY_QP, DESTROY_QP, the POST_SEND
+#      doorbell), ioctl ENOTTY, credentials, the async event fd with
 #      port events from a netdev down/up); a process killed with
 #      SIGKILL while it holds objects leaves none; pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
@@ -159,7 +161,7 @@ pyverbs_suite() {
 }
 
 rxe0_res_empty() {
-	[ "$(rdma_res_counts rxe0 pd ctx mr cq)" = "pd=0 ctx=0 mr=0 cq=0" ]
+	[ "$(rdma_res_counts rxe0 pd ctx mr cq qp)" = "pd=0 ctx=0 mr=0 cq=0 qp=0" ]
 }
 
 process_gone() {
