@@ -232,8 +232,18 @@ int rxe_req_process(struct rxe_qp *qp)
 		if (qp->req.idx == head)
 			break;
 		wqe = &qp->sq.wqe[qp->req.idx & (qp->sq.size - 1)];
-		if (wqe->state == RXE_WQE_DONE || wqe->state == RXE_WQE_SENT) {
+		if (wqe->state == RXE_WQE_SENT) {
 			qp->req.idx++;
+			continue;
+		}
+		/*
+		 * Done before it was sent: a user WQE refused at import, or
+		 * one that finished before the requester rewound.  Its
+		 * passing counts, so that the completer retires it.
+		 */
+		if (wqe->state == RXE_WQE_DONE) {
+			qp->req.idx++;
+			done++;
 			continue;
 		}
 		if ((wqe->send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
