@@ -72,7 +72,7 @@ QP_DEST = 32                            # ib_uverbs_qp_dest
 QUERY_QP_RESP = 128                     # ib_uverbs_query_qp_resp
 QPT_SMI, QPT_GSI, QPT_RC, QPT_UC, QPT_UD = 0, 1, 2, 3, 4
 QPT_RAW_PACKET, QPT_XRC_INI = 8, 9
-QP_STATE, QP_PORT = 1 << 0, 1 << 6      # IBV_QP_* attribute bits
+QP_STATE, QP_PORT = 1 << 0, 1 << 5      # IBV_QP_* attribute bits
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
 ACCESS_LOCAL_WRITE = 1
