@@ -76,12 +76,13 @@ QPT_SMI, QPT_GSI, QPT_RC, QPT_UC, QPT_UD = 0, 1, 2, 3, 4
 QPT_RAW_PACKET, QPT_XRC_INI = 8, 9
 QP_DEST_S = struct.Struct("=16sIHH8B")  # ib_uverbs_qp_dest
 # IBV_QP_* attribute bits
-QP_STATE, QP_ACCESS_FLAGS, QP_PKEY_INDEX, QP_PORT = 1, 1 << 3, 1 << 4, 1 << 5
+QP_STATE, QP_EN_SQD_ASYNC_NOTIFY, QP_ACCESS_FLAGS = 1, 1 << 2, 1 << 3
+QP_PKEY_INDEX, QP_PORT = 1 << 4, 1 << 5
 QP_QKEY, QP_AV, QP_PATH_MTU, QP_TIMEOUT = 1 << 6, 1 << 7, 1 << 8, 1 << 9
 QP_RETRY_CNT, QP_RNR_RETRY, QP_RQ_PSN = 1 << 10, 1 << 11, 1 << 12
 QP_MAX_QP_RD_ATOMIC, QP_MIN_RNR_TIMER, QP_SQ_PSN = 1 << 13, 1 << 15, 1 << 16
 QP_MAX_DEST_RD_ATOMIC, QP_DEST_QPN = 1 << 17, 1 << 20
-QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS = 0, 1, 2, 3
+QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD = 0, 1, 2, 3, 4
 SEND_WQE = 208                          # rxe_send_wqe before its SGEs
 RECV_WQE = 40                           # rxe_recv_wqe before its SGEs
 
@@ -775,13 +776,14 @@ def modify_qp(fd, handle, mask, state=0, port=0, dest=b"", **kw):
     """Legacy MODIFY_QP; kw names the other fields of the request."""
     f = dict(qkey=0, rq_psn=0, sq_psn=0, dest_qp_num=0, access=0,
              pkey_index=0, path_mtu=0, max_rd_atomic=0, max_dest_rd_atomic=0,
-             min_rnr_timer=0, timeout=0, retry_cnt=0, rnr_retry=0)
+             min_rnr_timer=0, timeout=0, retry_cnt=0, rnr_retry=0, en_sqd=0)
     f.update(kw)
     tail = MODIFY_QP_TAIL.pack(handle, mask, f["qkey"], f["rq_psn"],
                                f["sq_psn"], f["dest_qp_num"], f["access"],
                                f["pkey_index"], 0, state, 0, f["path_mtu"], 0,
-                               0, f["max_rd_atomic"], f["max_dest_rd_atomic"],
-                               f["min_rnr_timer"], port, f["timeout"],
+                               f["en_sqd"], f["max_rd_atomic"],
+                               f["max_dest_rd_atomic"], f["min_rnr_timer"],
+                               port, f["timeout"],
                                f["retry_cnt"], f["rnr_retry"], 0, 0)
     return do_write(fd, legacy(CMD_MODIFY_QP, dest.ljust(2 * QP_DEST, b"\0") +
                                tail, 0))
@@ -1143,8 +1145,28 @@ def qp_success(fd, ibdev):
                f["qkey"] == 0x11111111 and f["sq_sig_all"] == 1,
                "QUERY_QP: RTS, the caps, the Q_Key, sq_sig_all", str(f))
 
-    # No QP event can be raised here on purpose: rdma_rxe raises none but
-    # LAST_WQE_REACHED, for QPs on an SRQ.  Nothing read, 0 reported.
+    # The ex UD QP on to SQD: the doorbell is taken there too.
+    x = qps_made["ex UD"]
+    for mask, state, kw, step in (
+            (QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_QKEY, QPS_INIT,
+             dict(port=1, qkey=0x22222222), "RESET->INIT"),
+            (QP_STATE, QPS_RTR, {}, "INIT->RTR"),
+            (QP_STATE | QP_SQ_PSN, QPS_RTS, {}, "RTR->RTS"),
+            (QP_STATE | QP_EN_SQD_ASYNC_NOTIFY, QPS_SQD, dict(en_sqd=1),
+             "RTS->SQD")):
+        expect_ok("MODIFY_QP ex UD %s" % step,
+                  modify_qp(fd, x.handle, mask, state=state, **kw), modify_n)
+    doorbell(fd, "POST_SEND doorbell of a UD QP in SQD", x.handle, True)
+    f = query_qp_fields(fd, "QUERY_QP of the ex UD QP in SQD", x.handle)
+    if f:
+        report(f["state"] == QPS_SQD and f["caps"] == x.caps and
+               f["qkey"] == 0x22222222 and f["sq_sig_all"] == 0,
+               "QUERY_QP: SQD, the caps, the Q_Key, sq_sig_all 0", str(f))
+
+    # No event read, 0 reported.  None can be had on purpose here: the
+    # project's rdma_rxe raises only LAST_WQE_REACHED, for QPs on an SRQ
+    # (stock also raises SQ_DRAINED for the idle QP now in SQD; the
+    # destroy discards it unread).
     for name in ("RC", "ex RC", "UC", "ex UC", "ex UD"):
         dr = Resp(4)
         ctypes.memset(dr.addr, 0xff, 4)
