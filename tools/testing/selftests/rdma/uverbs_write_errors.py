@@ -12,8 +12,10 @@ RLIMIT_MEMLOCK for an unprivileged user), completion channels and CQs
 (sizes, vectors, flags, the ring librxe maps, mmap() offsets, destroy
 counts), AHs (ah_num, RoCE without GRH, ports), the QP commands' refusals
 (types, handles, sizes, ex fields, MODIFY_QP checks, POST_SEND doorbell
-framing; rdma_rxe makes no user QP yet), ioctl(), credentials, and the
-async event fd (non-blocking read, short read, poll; with --flap NETDEV
+framing), working QPs (RC, UC, UD, legacy and ex CREATE_QP: caps, rxe's
+rings and their headers, `rdma res`, EBUSY for their PD and CQ, MODIFY_QP
+to RTS, QUERY_QP, the doorbell by state, DESTROY_QP), ioctl(), credentials,
+and the async event fd (non-blocking read, short read, poll; with --flap NETDEV
 also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
 
 Output: one line per check, "PASS what" or "FAIL what: detail".  Exit
@@ -72,7 +74,17 @@ QP_DEST = 32                            # ib_uverbs_qp_dest
 QUERY_QP_RESP = 128                     # ib_uverbs_query_qp_resp
 QPT_SMI, QPT_GSI, QPT_RC, QPT_UC, QPT_UD = 0, 1, 2, 3, 4
 QPT_RAW_PACKET, QPT_XRC_INI = 8, 9
-QP_STATE, QP_PORT = 1 << 0, 1 << 6      # IBV_QP_* attribute bits
+QP_DEST_S = struct.Struct("=16sIHH8B")  # ib_uverbs_qp_dest
+# IBV_QP_* attribute bits
+QP_STATE, QP_EN_SQD_ASYNC_NOTIFY, QP_ACCESS_FLAGS = 1, 1 << 2, 1 << 3
+QP_PKEY_INDEX, QP_PORT = 1 << 4, 1 << 5
+QP_QKEY, QP_AV, QP_PATH_MTU, QP_TIMEOUT = 1 << 6, 1 << 7, 1 << 8, 1 << 9
+QP_RETRY_CNT, QP_RNR_RETRY, QP_RQ_PSN = 1 << 10, 1 << 11, 1 << 12
+QP_MAX_QP_RD_ATOMIC, QP_MIN_RNR_TIMER, QP_SQ_PSN = 1 << 13, 1 << 15, 1 << 16
+QP_MAX_DEST_RD_ATOMIC, QP_DEST_QPN = 1 << 17, 1 << 20
+QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD = 0, 1, 2, 3, 4
+SEND_WQE = 208                          # rxe_send_wqe before its SGEs
+RECV_WQE = 40                           # rxe_recv_wqe before its SGEs
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
 ACCESS_LOCAL_WRITE = 1
@@ -738,27 +750,43 @@ def ahs(fd, ibdev):
 
 
 def create_qp(fd, resp, pd, scq, rcq, qp_type=QPT_RC, caps=(16, 16, 1, 1, 0),
-              is_srq=0, out_words=16):
+              is_srq=0, out_words=16, sig_all=0):
     """Legacy CREATE_QP; resp has room for the core and rxe's two mminfos."""
     return do_write(fd, legacy(CMD_CREATE_QP,
                                CREATE_QP.pack(resp.addr, 0x9abc, pd, scq, rcq,
-                                              0, *caps, 0, qp_type, is_srq,
-                                              0), out_words))
+                                              0, *caps, sig_all, qp_type,
+                                              is_srq, 0), out_words))
 
 
 def ex_create_qp(fd, resp, pd, cq, comp_mask=0, flags=0, reserved=0,
-                 core_len=EX_CREATE_QP.size):
-    core = EX_CREATE_QP.pack(0x9abc, pd, cq, cq, 0, 16, 16, 1, 1, 0, 0,
-                             QPT_RC, 0, reserved, comp_mask, flags, 0, 0)
+                 core_len=EX_CREATE_QP.size, qp_type=QPT_RC,
+                 caps=(16, 16, 1, 1, 0), sig_all=0):
+    core = EX_CREATE_QP.pack(0x9abc, pd, cq, cq, 0, *caps, sig_all,
+                             qp_type, 0, reserved, comp_mask, flags, 0, 0)
     return do_write(fd, ex(CMD_CREATE_QP, core[:core_len], resp.addr, 5,
                            prov_out=4))
 
 
-def modify_qp(fd, handle, mask, state=0, port=0):
-    tail = MODIFY_QP_TAIL.pack(handle, mask, 0, 0, 0, 0, 0, 0, 0, state, 0,
-                               0, 0, 0, 0, 0, 0, port, 0, 0, 0, 0, 0)
-    return do_write(fd, legacy(CMD_MODIFY_QP, b"\0" * (2 * QP_DEST) + tail,
-                               0))
+def qp_dest(gid, port=1, sgid_index=1):
+    """A global path to gid: flow label 0, hop limit 64, is_global."""
+    return QP_DEST_S.pack(gid, 0, 0, 0, sgid_index, 64, 0, 0, 0, 0, 1, port)
+
+
+def modify_qp(fd, handle, mask, state=0, port=0, dest=b"", **kw):
+    """Legacy MODIFY_QP; kw names the other fields of the request."""
+    f = dict(qkey=0, rq_psn=0, sq_psn=0, dest_qp_num=0, access=0,
+             pkey_index=0, path_mtu=0, max_rd_atomic=0, max_dest_rd_atomic=0,
+             min_rnr_timer=0, timeout=0, retry_cnt=0, rnr_retry=0, en_sqd=0)
+    f.update(kw)
+    tail = MODIFY_QP_TAIL.pack(handle, mask, f["qkey"], f["rq_psn"],
+                               f["sq_psn"], f["dest_qp_num"], f["access"],
+                               f["pkey_index"], 0, state, 0, f["path_mtu"], 0,
+                               f["en_sqd"], f["max_rd_atomic"],
+                               f["max_dest_rd_atomic"], f["min_rnr_timer"],
+                               port, f["timeout"],
+                               f["retry_cnt"], f["rnr_retry"], 0, 0)
+    return do_write(fd, legacy(CMD_MODIFY_QP, dest.ljust(2 * QP_DEST, b"\0") +
+                               tail, 0))
 
 
 def query_qp(fd, resp, handle):
@@ -898,6 +926,267 @@ def qps(fd):
     expect_ok("DEALLOC_PD after the failed CREATE_QPs", dealloc_pd(fd, pd), 12)
 
 
+CREATE_QP_RESP = struct.Struct("=8I")   # ib_uverbs_create_qp_resp
+MMINFO = struct.Struct("=QI4x")         # rxe's mminfo
+IBV_ACCESS_RC = ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE | ACCESS_REMOTE_READ
+
+
+def pow2_at_least(n):
+    return 1 << max(n - 1, 0).bit_length()
+
+
+class UQP:
+    """A QP CREATE_QP made: its handle, QPN and caps as answered."""
+
+    def __init__(self, raw):
+        f = CREATE_QP_RESP.unpack_from(raw)
+        self.handle, self.qpn, self.caps = f[0], f[1], f[2:7]
+
+
+def check_rings(fd, what, qp, raw, drv_off):
+    """rxe's mminfo after the core response: both rings map, and their
+    headers agree with the caps (UVERBS.md 5.2)."""
+    swr, rwr, ssge, rsge, inline = qp.caps
+    rq_mi = MMINFO.unpack_from(raw, drv_off)
+    sq_mi = MMINFO.unpack_from(raw, drv_off + MMINFO.size)
+    for name, (off, size), max_wr, elem in (
+            ("SQ", sq_mi, swr, SEND_WQE + max(ssge * 16, inline)),
+            ("RQ", rq_mi, rwr, RECV_WQE + rsge * 16)):
+        detail = "offset %#x size %d" % (off, size)
+        ok = off % mmap.PAGESIZE == 0 and size and size % mmap.PAGESIZE == 0
+        if ok:
+            try:
+                ring = mmap.mmap(fd, size, mmap.MAP_SHARED,
+                                 mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
+            except OSError as e:
+                ok, detail = False, "%s: mmap: %s" % (detail, e)
+        if ok:
+            log2_elem, mask = struct.unpack_from("=II", ring, 0)
+            prod = struct.unpack_from("=I", ring, 128)[0]
+            cons = struct.unpack_from("=I", ring, 256)[0]
+            ring.close()
+            ok = (mask + 1 == pow2_at_least(max_wr + 1) and mask == max_wr and
+                  1 << log2_elem == pow2_at_least(max(64, elem)) and
+                  size >= RING_HDR + ((mask + 1) << log2_elem) and
+                  prod == cons == 0)
+            detail += (": log2_elem_size %d index_mask %d indices %d %d; "
+                       "max_wr %d, element of %d bytes wanted" %
+                       (log2_elem, mask, prod, cons, max_wr, elem))
+        report(ok, "%s: the %s ring maps as its mminfo says, its header "
+               "agrees with the caps" % (what, name), detail)
+
+
+def create_working_qp(fd, what, pd, cq, qp_type, caps, use_ex):
+    """CREATE_QP (legacy or ex) that must work, its answer checked."""
+    if use_ex:
+        r = Resp(72)
+        n = len(ex(CMD_CREATE_QP, b"\0" * EX_CREATE_QP.size, 0, 0))
+        ret = ex_create_qp(fd, r, pd, cq, qp_type=qp_type, caps=caps)
+    else:
+        r = Resp(64)
+        n = len(legacy(CMD_CREATE_QP, b"\0" * CREATE_QP.size, 0))
+        ret = create_qp(fd, r, pd, cq, cq, qp_type=qp_type, caps=caps,
+                        sig_all=1)
+    expect_ok(what, ret, n)
+    if ret != n:
+        return None
+    qp = UQP(r.raw())
+    report(qp.qpn > 1 and all(g >= w for g, w in zip(qp.caps, caps)),
+           "%s: a QPN, the caps at least those asked" % what,
+           "qpn %d caps %s, asked %s" % (qp.qpn, qp.caps, caps))
+    drv_off = CREATE_QP_RESP.size
+    if use_ex:
+        comp_mask, resp_len = struct.unpack_from("=II", r.raw(), drv_off)
+        report(resp_len == 40, "%s: response_length 40" % what,
+               "response_length %d, comp_mask %#x" % (resp_len, comp_mask))
+        drv_off += 8
+    check_rings(fd, what, qp, r.raw(), drv_off)
+    return qp
+
+
+def query_qp_fields(fd, what, handle):
+    """QUERY_QP that must work: its answer as a dict, or None."""
+    r = Resp(QUERY_QP_RESP)
+    ret = query_qp(fd, r, handle)
+    expect_ok(what, ret, len(legacy(CMD_QUERY_QP, b"\0" * 16, 0)))
+    if ret < 0:
+        return None
+    raw = r.raw()
+    d = QP_DEST_S.unpack_from(raw, 0)
+    f = dict(dgid=d[0], sgid_index=d[4], is_global=d[10], dest_port=d[11])
+    f["caps"] = struct.unpack_from("=5I", raw, 2 * QP_DEST)
+    (f["qkey"], f["rq_psn"], f["sq_psn"], f["dest_qp_num"],
+     f["access"]) = struct.unpack_from("=5I", raw, 84)
+    b = struct.unpack_from("=15B", raw, 108)
+    f["state"], f["path_mtu"], f["sq_sig_all"] = b[0], b[2], b[14]
+    return f
+
+
+def doorbell(fd, what, handle, want_ok):
+    """The POST_SEND doorbell librxe writes: 32 bytes, bad_wr 0 back."""
+    pr = Resp(4)
+    ctypes.memset(pr.addr, 0xff, 4)
+    ret = post_send(fd, pr, handle)
+    if not want_ok:
+        expect_errno(what, ret, errno.EINVAL)
+        return
+    expect_ok(what, ret, len(legacy(CMD_POST_SEND, b"\0" * 24, 0)))
+    report(pr.raw() == b"\0" * 4, "%s: bad_wr 0" % what, pr.raw().hex())
+
+
+def qp_success(fd, ibdev):
+    """User QPs that work: create (legacy and ex; RC, UC, UD), their rings,
+    `rdma res`, RESET->INIT->RTR->RTS, QUERY_QP, the doorbell, destroy."""
+    r = Resp(4)
+    expect_ok("ALLOC_PD for working QPs", alloc_pd(fd, r), 16)
+    pd = struct.unpack("=I", r.raw())[0]
+    cr = Resp(24)
+    expect_ok("CREATE_CQ for working QPs", create_cq(fd, cr, 64),
+              len(legacy(CMD_CREATE_CQ, b"\0" * 32, 0)))
+    cq = struct.unpack_from("=I", cr.raw())[0]
+    modify_n = len(legacy(CMD_MODIFY_QP, b"\0" * 112, 0))
+
+    # Legacy: sig_all, 64 inline bytes, more SGEs; ex: a 1-entry RQ.
+    qps_made = {}
+    for t, name in ((QPT_RC, "RC"), (QPT_UC, "UC"), (QPT_UD, "UD")):
+        qps_made[name] = create_working_qp(fd, "CREATE_QP %s" % name, pd,
+                                           cq, t, (10, 20, 2, 3, 64), False)
+        qps_made["ex " + name] = create_working_qp(
+            fd, "ex CREATE_QP %s" % name, pd, cq, t, (16, 1, 1, 1, 0), True)
+    if None in qps_made.values():
+        return
+    qpns = {q.qpn: n.split()[-1] for n, q in qps_made.items()}
+    handles = {q.handle for q in qps_made.values()}
+    report(len(qpns) == 6 and len(handles) == 6,
+           "six QPs get six QPNs and six handles",
+           "qpns %s handles %s" % (sorted(qpns), sorted(handles)))
+    listed = res_listed("qp")
+    got = {int(m.get("lqpn", -1)): m.get("type") for m in listed}
+    report(got == qpns, "rdma res show qp lists the six QPs, with their "
+           "types, as this process's", "listed %s, want %s" % (listed, qpns))
+    expect_errno("DEALLOC_PD while it has QPs is EBUSY", dealloc_pd(fd, pd),
+                 errno.EBUSY)
+    expect_errno("DESTROY_CQ while QPs use it is EBUSY",
+                 destroy_cq(fd, Resp(8), cq), errno.EBUSY)
+
+    # RC: the port's own IPv4 GID, the other RC QP as the destination.
+    a, b = qps_made["RC"], qps_made["ex RC"]
+    gid = own_gid(ibdev, 1)
+    init_mask = QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_ACCESS_FLAGS
+    doorbell(fd, "POST_SEND doorbell of an RC QP in RESET is EINVAL",
+             a.handle, False)
+    expect_errno("MODIFY_QP RESET->INIT on port 2 is EINVAL",
+                 modify_qp(fd, a.handle, init_mask, state=QPS_INIT, port=2,
+                           access=IBV_ACCESS_RC), errno.EINVAL)
+    for q, name in ((a, "RC"), (b, "ex RC")):
+        expect_ok("MODIFY_QP of the %s QP RESET->INIT" % name,
+                  modify_qp(fd, q.handle, init_mask, state=QPS_INIT, port=1,
+                            access=IBV_ACCESS_RC), modify_n)
+    doorbell(fd, "POST_SEND doorbell of an RC QP in INIT is EINVAL",
+             a.handle, False)
+    expect_ok("MODIFY_QP RC INIT->RTR: own GID 1, the other RC QP, MTU 1024",
+              modify_qp(fd, a.handle,
+                        QP_STATE | QP_AV | QP_PATH_MTU | QP_DEST_QPN |
+                        QP_RQ_PSN | QP_MAX_DEST_RD_ATOMIC | QP_MIN_RNR_TIMER,
+                        state=QPS_RTR, dest=qp_dest(gid), path_mtu=3,
+                        dest_qp_num=b.qpn, rq_psn=0x123, max_dest_rd_atomic=1,
+                        min_rnr_timer=12), modify_n)
+    doorbell(fd, "POST_SEND doorbell of an RC QP in RTR is EINVAL",
+             a.handle, False)
+    expect_ok("MODIFY_QP RC RTR->RTS",
+              modify_qp(fd, a.handle,
+                        QP_STATE | QP_SQ_PSN | QP_TIMEOUT | QP_RETRY_CNT |
+                        QP_RNR_RETRY | QP_MAX_QP_RD_ATOMIC, state=QPS_RTS,
+                        sq_psn=0x456, timeout=14, retry_cnt=7, rnr_retry=7,
+                        max_rd_atomic=1), modify_n)
+    doorbell(fd, "POST_SEND doorbell of an RC QP in RTS", a.handle, True)
+    expect_errno("POST_SEND carrying a work request on an RTS QP is EINVAL "
+                 "(stock takes it and ignores it)",
+                 post_send(fd, Resp(4), a.handle, wr_count=1), errno.EINVAL)
+    f = query_qp_fields(fd, "QUERY_QP of the RC QP in RTS", a.handle)
+    if f:
+        report(f["state"] == QPS_RTS and f["caps"] == a.caps and
+               f["sq_sig_all"] == 1 and f["dgid"] == gid and
+               f["is_global"] == 1 and f["sgid_index"] == 1 and
+               f["dest_port"] == 1 and f["dest_qp_num"] == b.qpn and
+               f["path_mtu"] == 3 and f["rq_psn"] == 0x123 and
+               f["sq_psn"] == 0x456 and f["access"] == IBV_ACCESS_RC,
+               "QUERY_QP: RTS, the caps, sq_sig_all, the path (dgid, port), "
+               "dest QPN, MTU, PSNs, access", str(f))
+    f = query_qp_fields(fd, "QUERY_QP of the ex RC QP in INIT", b.handle)
+    if f:
+        report(f["state"] == QPS_INIT and f["caps"] == b.caps and
+               f["sq_sig_all"] == 0,
+               "QUERY_QP: INIT, the caps, sq_sig_all 0", str(f))
+    expect_ok("MODIFY_QP RC RTS->RESET",
+              modify_qp(fd, a.handle, QP_STATE, state=QPS_RESET), modify_n)
+    doorbell(fd, "POST_SEND doorbell of an RC QP back in RESET is EINVAL",
+             a.handle, False)
+    f = query_qp_fields(fd, "QUERY_QP of the RC QP back in RESET", a.handle)
+    if f:
+        report(f["state"] == QPS_RESET and f["caps"] == a.caps,
+               "QUERY_QP: RESET, the caps kept", str(f))
+
+    # UD: a Q_Key at INIT, nothing more to RTR.
+    u = qps_made["UD"]
+    expect_ok("MODIFY_QP UD RESET->INIT with a Q_Key",
+              modify_qp(fd, u.handle,
+                        QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_QKEY,
+                        state=QPS_INIT, port=1, qkey=0x11111111), modify_n)
+    expect_ok("MODIFY_QP UD INIT->RTR",
+              modify_qp(fd, u.handle, QP_STATE, state=QPS_RTR), modify_n)
+    expect_ok("MODIFY_QP UD RTR->RTS",
+              modify_qp(fd, u.handle, QP_STATE | QP_SQ_PSN, state=QPS_RTS,
+                        sq_psn=0x77), modify_n)
+    doorbell(fd, "POST_SEND doorbell of a UD QP in RTS", u.handle, True)
+    f = query_qp_fields(fd, "QUERY_QP of the UD QP in RTS", u.handle)
+    if f:
+        report(f["state"] == QPS_RTS and f["caps"] == u.caps and
+               f["qkey"] == 0x11111111 and f["sq_sig_all"] == 1,
+               "QUERY_QP: RTS, the caps, the Q_Key, sq_sig_all", str(f))
+
+    # The ex UD QP on to SQD: the doorbell is taken there too.
+    x = qps_made["ex UD"]
+    for mask, state, kw, step in (
+            (QP_STATE | QP_PKEY_INDEX | QP_PORT | QP_QKEY, QPS_INIT,
+             dict(port=1, qkey=0x22222222), "RESET->INIT"),
+            (QP_STATE, QPS_RTR, {}, "INIT->RTR"),
+            (QP_STATE | QP_SQ_PSN, QPS_RTS, {}, "RTR->RTS"),
+            (QP_STATE | QP_EN_SQD_ASYNC_NOTIFY, QPS_SQD, dict(en_sqd=1),
+             "RTS->SQD")):
+        expect_ok("MODIFY_QP ex UD %s" % step,
+                  modify_qp(fd, x.handle, mask, state=state, **kw), modify_n)
+    doorbell(fd, "POST_SEND doorbell of a UD QP in SQD", x.handle, True)
+    f = query_qp_fields(fd, "QUERY_QP of the ex UD QP in SQD", x.handle)
+    if f:
+        report(f["state"] == QPS_SQD and f["caps"] == x.caps and
+               f["qkey"] == 0x22222222 and f["sq_sig_all"] == 0,
+               "QUERY_QP: SQD, the caps, the Q_Key, sq_sig_all 0", str(f))
+
+    # No event read, 0 reported.  None can be had on purpose here: the
+    # project's rdma_rxe raises only LAST_WQE_REACHED, for QPs on an SRQ
+    # (stock also raises SQ_DRAINED for the idle QP now in SQD; the
+    # destroy discards it unread).
+    for name in ("RC", "ex RC", "UC", "ex UC", "ex UD"):
+        dr = Resp(4)
+        ctypes.memset(dr.addr, 0xff, 4)
+        expect_ok("DESTROY_QP of the %s QP" % name,
+                  destroy_qp(fd, dr, qps_made[name].handle),
+                  len(legacy(CMD_DESTROY_QP, b"\0" * 16, 0)))
+        report(dr.raw() == b"\0" * 4,
+               "DESTROY_QP of the %s QP: 0 events reported" % name,
+               dr.raw().hex())
+    expect_errno("DESTROY_QP of the same handle again is ENOENT",
+                 destroy_qp(fd, Resp(4), a.handle), errno.ENOENT)
+    listed = res_listed("qp")
+    report([int(m.get("lqpn", -1)) for m in listed] == [u.qpn],
+           "after DESTROY_QP rdma res lists only the QP left", str(listed))
+    expect_errno("DESTROY_CQ while the UD QP uses it is still EBUSY",
+                 destroy_cq(fd, Resp(8), cq), errno.EBUSY)
+    # The UD QP in RTS, its CQ and PD stay: closing the file must destroy
+    # them.
+
+
 def ioctls(fd):
     for req, what in ((RDMA_VERBS_IOCTL, "RDMA_VERBS_IOCTL"),
                       (0x5401, "TCGETS")):
@@ -991,6 +1280,7 @@ def main():
     cqs(fd, MAX_CQE[0], NCOMP[0])
     ahs(fd, args.ibdev)
     qps(fd)
+    qp_success(fd, args.ibdev)
     raw_qp_unprivileged(args.dev)
     fork_keeps_pinned(fd, pd)
     memlock_user(args.dev)

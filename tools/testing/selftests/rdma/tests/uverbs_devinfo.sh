@@ -11,7 +11,9 @@
 #      RLIMIT_MEMLOCK accounting, completion channels, CQs and their
 #      rings, AHs, the QP commands' refusals (types, handles, sizes,
 #      extended fields, MODIFY_QP, QUERY_QP, DESTROY_QP, the POST_SEND
-#      doorbell), ioctl ENOTTY, credentials, the async event fd with
+#      doorbell), working RC, UC and UD QPs (caps, rings, rdma res,
+#      RESET->INIT->RTR->RTS, QUERY_QP, the doorbell by state, DESTROY_QP),
+#      ioctl ENOTTY, credentials, the async event fd with
 #      port events from a netdev down/up); a process killed with
 #      SIGKILL while it holds objects leaves none; pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
@@ -336,14 +338,14 @@ guest_a() {
 	else
 		ktap_fail "uverbs_write_errors.py exits 0" "rc=$rc: $(tail -n 3 <<<"$out")"
 	fi
-	# The script left a PD and an MR behind: closing its file destroyed
-	# them.
+	# The script left PDs, an MR, CQs and a UD QP in RTS behind: closing
+	# its file destroyed them.
 	retry_until 10 rxe0_res_empty
-	out=$(rdma_res_counts rxe0 pd ctx mr)
-	if [ "$out" = "pd=0 ctx=0 mr=0" ]; then
-		ktap_ok "closing the file destroyed its MR, PD and context"
+	out=$(rdma_res_counts rxe0 pd ctx mr cq qp)
+	if [ "$out" = "pd=0 ctx=0 mr=0 cq=0 qp=0" ]; then
+		ktap_ok "closing the file destroyed its QP, CQs, MR, PDs and context"
 	else
-		ktap_fail "closing the file destroyed its MR, PD and context" "$out"
+		ktap_fail "closing the file destroyed its QP, CQs, MR, PDs and context" "$out"
 	fi
 
 	check_sigkill
