@@ -775,6 +775,7 @@ int rxe_uqp_doorbell(struct rxe_qp *qp);
 int rxe_uqp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
 		      struct ib_sge *sge);
 void rxe_uqp_recv_refused(struct rxe_qp *qp, u64 wr_id);
+bool rxe_opcode_ok(const struct rxe_qp *qp, u32 op);
 int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata);
 int rxe_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -153,28 +153,6 @@ void rxe_uqp_sq_retired(struct rxe_qp *qp)
 	smp_store_release(&ring->buf->consumer_index, qp->sq.tail & ring->mask);
 }
 
-/* The work request opcodes a user QP of this type may post. */
-static bool rxe_uqp_opcode_ok(const struct rxe_qp *qp, u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		return true;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_LOCAL_INV:
-		return qp->type_mask != RXE_MASK_UD;
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_SEND_WITH_INV:
-		return qp->type_mask == RXE_MASK_RC;
-	default:
-		/* memory windows, TSO, flush, atomic write: not offered */
-		return false;
-	}
-}
-
 /* The destination of a UD send, from the AH user space named by ah_num. */
 static int rxe_uqp_ud_dest(struct rxe_qp *qp, u32 ah_num,
 			   struct rxe_sq_entry *wqe)
@@ -237,7 +215,7 @@ static int rxe_uqp_import_wqe(struct rxe_qp *qp, const struct rxe_send_wqe *hdr,
 	const struct rxe_send_wr *wr = &hdr->wr;
 	int ret;
 
-	if (!rxe_uqp_opcode_ok(qp, wr->opcode))
+	if (!rxe_opcode_ok(qp, wr->opcode))
 		return -EINVAL;
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;

@@ -140,15 +140,26 @@ static int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 
 /* ---- post_send ----------------------------------------------------------- */
 
-static bool rxe_opcode_ok(const struct rxe_qp *qp, enum ib_wr_opcode op)
+/**
+ * rxe_opcode_ok() - may the QP post a work request of this opcode?
+ * @qp: the QP; a user QP's opcodes come from its ring, as any u32
+ * @op: IB_WR_*
+ *
+ * Memory windows, TSO, flushes and ATOMIC_WRITE are not offered, and
+ * IB_WR_REG_MR (which names a kernel MR) only to kernel QPs.
+ *
+ * Return: true if it may.
+ */
+bool rxe_opcode_ok(const struct rxe_qp *qp, u32 op)
 {
 	switch (op) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return true;
+	case IB_WR_REG_MR:
+		return qp->type_mask != RXE_MASK_UD && !qp->sq.uring;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_REG_MR:
 	case IB_WR_LOCAL_INV:
 		return qp->type_mask != RXE_MASK_UD;
 	case IB_WR_RDMA_READ:

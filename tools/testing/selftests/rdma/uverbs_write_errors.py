@@ -828,15 +828,20 @@ def raw_qp_unprivileged(dev):
            "step %d failed" % rc)
 
 
-def qps(fd):
-    """The QP commands' answers that need no working user QP."""
+def pd_and_cq(fd, what, cqe):
+    """A PD and a CQ of @cqe entries for the QPs of @what: their handles."""
     r = Resp(4)
-    expect_ok("ALLOC_PD for QPs", alloc_pd(fd, r), 16)
+    expect_ok("ALLOC_PD for " + what, alloc_pd(fd, r), 16)
     pd = struct.unpack("=I", r.raw())[0]
     cr = Resp(24)
-    expect_ok("CREATE_CQ for QPs", create_cq(fd, cr, 16),
+    expect_ok("CREATE_CQ for " + what, create_cq(fd, cr, cqe),
               len(legacy(CMD_CREATE_CQ, b"\0" * 32, 0)))
-    cq = struct.unpack_from("=I", cr.raw())[0]
+    return pd, struct.unpack_from("=I", cr.raw())[0]
+
+
+def qps(fd):
+    """The QP commands' answers that need no working user QP."""
+    pd, cq = pd_and_cq(fd, "QPs", 16)
     bad = max(pd, cq) + 1000
     qr = Resp(64)
 
@@ -1037,13 +1042,7 @@ def doorbell(fd, what, handle, want_ok):
 def qp_success(fd, ibdev):
     """User QPs that work: create (legacy and ex; RC, UC, UD), their rings,
     `rdma res`, RESET->INIT->RTR->RTS, QUERY_QP, the doorbell, destroy."""
-    r = Resp(4)
-    expect_ok("ALLOC_PD for working QPs", alloc_pd(fd, r), 16)
-    pd = struct.unpack("=I", r.raw())[0]
-    cr = Resp(24)
-    expect_ok("CREATE_CQ for working QPs", create_cq(fd, cr, 64),
-              len(legacy(CMD_CREATE_CQ, b"\0" * 32, 0)))
-    cq = struct.unpack_from("=I", cr.raw())[0]
+    pd, cq = pd_and_cq(fd, "working QPs", 64)
     modify_n = len(legacy(CMD_MODIFY_QP, b"\0" * 112, 0))
 
     # Legacy: sig_all, 64 inline bytes, more SGEs; ex: a 1-entry RQ.
