@@ -32,33 +32,44 @@
 # Both guests walk the same list of runs.  Per run the client says it is
 # ready (a TCP connection to the server's guest), the server starts its
 # program and, once that listens, says so back; only then does the
-# client start, so it connects once.  A run that hangs is killed at
-# PP_TIMEOUT and fails alone.  PP_ITERS and PP_TIMEOUT (seconds) can be
-# set through RDMA_TEST_ENV="PP_ITERS PP_TIMEOUT".
+# client start, so it connects once.  When a program ends, its guest
+# tells the other, whose program is stopped if it has not ended
+# PEER_GRACE s later (a client that failed at once does not leave the
+# server waiting); a run that hangs on both is killed at PP_TIMEOUT and
+# fails alone; after MAX_HANGS such runs in a row the rest are not
+# tried.  PP_ITERS and PP_TIMEOUT (seconds) can be set through
+# RDMA_TEST_ENV="PP_ITERS PP_TIMEOUT".
 #
 # vms: 2
 # stack-a: project
 # stack-b: stock
-# timeout: 600
+# timeout: 900
 
 # shellcheck disable=SC2317 # the phases are called through rdma_test_main
 # shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
 . "$(dirname "$0")/../harness/lib.sh"
 
-# The programs' TCP ports (one per run) and the guests' (two per run).
+# The programs' TCP ports (one per run) and the guests' (three per run).
 PP_PORT=18600
 SYNC_PORT=19600
-# Iterations per program.  The QEMU wire holds back a guest's second
-# frame of a burst for about 45 ms (TCP delayed ACK on the host socket
-# between the guests), and an RC exchange, or a multi-packet UC one,
-# always has one: they get fewer iterations to stay in time.
+# Iterations per program.  The QEMU wire holds back guest a's second
+# frame of a burst for about 45 ms (guest a's QEMU does not set
+# TCP_NODELAY on the socket it accepted: Nagle waits for b's delayed
+# ACK), and an RC exchange, or a multi-packet UC one, always has one:
+# they get fewer iterations to stay in time.
 declare -A ITERS=([rc]=100 [uc]=100 [ud]=200 [srq]=200)
 if [ -n "${PP_ITERS:-}" ]; then
 	ITERS=([rc]=$PP_ITERS [uc]=$PP_ITERS [ud]=$PP_ITERS [srq]=$PP_ITERS)
 fi
-# Seconds one program may run; seconds a server may take to listen.
+# Seconds one program may run; seconds a server may take to listen;
+# seconds a program may go on once its peer's has ended.
 PP_TIMEOUT=${PP_TIMEOUT:-60}
 LISTEN_TIMEOUT=30
+PEER_GRACE=5
+# After this many runs in a row end at their time limit, the rest are
+# not tried.
+MAX_HANGS=3
+HANGS=0
 PORT1=/sys/class/infiniband/rxe0/ports/1
 # The GID index of each kind (v4, v6), once found.
 declare -A GIDX
@@ -180,6 +191,13 @@ hear_peer() {
 	timeout "$(scaled "$2")" busybox nc -l -p "$1" </dev/null >/dev/null 2>&1
 }
 
+# hear_peer_bg PORT SECS: hear_peer in the background, HEARD its pid (the
+# timeout's: killing it ends the listener too).
+hear_peer_bg() {
+	timeout "$(scaled "$2")" busybox nc -l -p "$1" </dev/null >/dev/null 2>&1 &
+	HEARD=$!
+}
+
 # tell_peer PORT SECS: connect to the peer's PORT (hear_peer on its side),
 # retrying while it is not listening yet, for at most SECS.
 tell_peer() {
@@ -201,7 +219,9 @@ check_run() {
 
 	lg=$(sed -n 's/.*local address:.*GID \(.*\)$/\1/p' "$log" | head -n 1)
 	rg=$(sed -n 's/.*remote address:.*GID \(.*\)$/\1/p' "$log" | head -n 1)
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	if [ -n "$STOPPED" ]; then
+		why="stopped $(scaled "$PEER_GRACE") s after the peer's program ended"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		why="killed at its time limit of $(scaled "$PP_TIMEOUT") s"
 	elif [ "$rc" -ne 0 ]; then
 		why="exit $rc"
@@ -226,9 +246,9 @@ check_run() {
 # run_case N PROG KIND SERVER OPTIONS...: this guest's side of run N.
 run_case() {
 	local n=$1 prog=ibv_$2_pingpong kind=$3 srv=$4 iters=${ITERS[$2]}
-	local port=$((PP_PORT + n)) sp=$((SYNC_PORT + 2 * n)) side=client peer=a
+	local port=$((PP_PORT + n)) sp=$((SYNC_PORT + 3 * n)) side=client peer=a
 	local -a cmd
-	local log pid hp rc t0 desc
+	local log pid hp go rc t0 desc fd
 
 	[ "$RDMA_ROLE" = "$srv" ] && side=server
 	[ "$srv" = a ] && peer=b
@@ -248,6 +268,8 @@ run_case() {
 			ktap_fail "$desc" "$LOST"
 			return
 		fi
+		hear_peer_bg $((sp + 2)) $((PP_TIMEOUT + LISTEN_TIMEOUT + 30))
+		hp=$HEARD
 		t0=$EPOCHREALTIME
 		"${cmd[@]}" >"$log" 2>&1 &
 		pid=$!
@@ -263,29 +285,68 @@ run_case() {
 		# Go ahead either way: a server that does not listen fails the
 		# client at once.
 		tell_peer $((sp + 1)) 10 || LOST="the client did not hear of run $n"
-		wait "$pid"
-		rc=$?
 	else
-		hear_peer $((sp + 1)) $((PP_TIMEOUT + LISTEN_TIMEOUT + 40)) &
-		hp=$!
+		hear_peer_bg $((sp + 1)) $((PP_TIMEOUT + LISTEN_TIMEOUT + 40))
+		go=$HEARD
 		if ! tell_peer "$sp" $((PP_TIMEOUT + 30)); then
-			kill "$hp" 2>/dev/null
-			wait "$hp"
+			kill "$go" 2>/dev/null
+			wait "$go"
 			LOST="the server did not come to run $n"
 			ktap_fail "$desc" "$LOST"
 			return
 		fi
-		if ! wait "$hp"; then
+		if ! wait "$go"; then
 			LOST="no word from the server of run $n"
 			ktap_fail "$desc" "$LOST"
 			return
 		fi
+		hear_peer_bg $((sp + 2)) $((PP_TIMEOUT + 30))
+		hp=$HEARD
 		t0=$EPOCHREALTIME
-		"${cmd[@]}" "$PEER_IP" >"$log" 2>&1
-		rc=$?
+		"${cmd[@]}" "$PEER_IP" >"$log" 2>&1 &
+		pid=$!
 	fi
+	wait_run "$pid" "$hp"
+	rc=$?
+	# Done: one try, a peer that does not listen any more is done too.
+	if { exec {fd}<>"/dev/tcp/$PEER_IP/$((sp + 2))"; } 2>/dev/null; then
+		exec {fd}>&-
+	fi
+	kill "$hp" 2>/dev/null
+	wait "$hp" 2>/dev/null
 	check_run "$desc" "$log" "$rc" "$kind" "$iters" \
 		"$(echo "$EPOCHREALTIME $t0" | awk '{ printf "%.1f", $1 - $2 }')"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		HANGS=$((HANGS + 1))
+		[ "$HANGS" -lt "$MAX_HANGS" ] || LOST="$HANGS runs in a row hit their time limit"
+	else
+		HANGS=0
+	fi
+}
+
+# wait_run PID HP: the status of the program PID.  Once the peer said its
+# program ended (HP, our hear_peer for it, ended well), PID has
+# PEER_GRACE s more, then is stopped (STOPPED says so): a peer that
+# failed does not leave this one waiting until its time limit.
+wait_run() {
+	local pid=$1 hp=$2 end=''
+
+	STOPPED=
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ -z "$end" ] && ! kill -0 "$hp" 2>/dev/null; then
+			if wait "$hp"; then
+				end=$((SECONDS + $(scaled "$PEER_GRACE")))
+			else
+				end=never
+			fi
+		elif [ "$end" != never ] && [ -n "$end" ] && [ "$SECONDS" -ge "$end" ]; then
+			STOPPED=1
+			kill "$pid" 2>/dev/null
+			break
+		fi
+		sleep 0.2
+	done
+	wait "$pid"
 }
 
 # user_objects: the objects resource tracking lists on rxe0 with an owner
