@@ -3291,6 +3291,9 @@ ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *srq_init_attr)
 	return ib_create_srq_user(pd, srq_init_attr, NULL, NULL);
 }
 
+int ib_modify_srq_user(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		       enum ib_srq_attr_mask srq_attr_mask,
+		       struct ib_udata *udata);
 int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
 		  enum ib_srq_attr_mask srq_attr_mask);
 int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr);

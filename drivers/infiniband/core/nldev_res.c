@@ -280,6 +280,47 @@ static int res_fill_pd(struct sk_buff *msg, bool admin,
 	return res_fill_owner(msg, res);
 }
 
+/*
+ * The QPs on @srq, each by its number: rdma(8) skips an SRQ whose entry
+ * lacks this table, even an empty one.  Read under the QP table's lock,
+ * which keeps every listed QP in memory.
+ */
+static int res_fill_srq_qps(struct sk_buff *msg, struct ib_srq *srq)
+{
+	struct xarray *xa = &srq->device->res[RDMA_RESTRACK_QP].xa;
+	struct rdma_restrack_entry *res;
+	struct nlattr *table, *entry;
+	unsigned long id;
+	struct ib_qp *qp;
+	int err = 0;
+
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_QP);
+	if (!table)
+		return -EMSGSIZE;
+	xa_lock(xa);
+	xa_for_each(xa, id, res) {
+		if (xa_is_zero(res))
+			continue;
+		qp = container_of(res, struct ib_qp, res);
+		if (qp->srq != srq)
+			continue;
+		entry = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+		if (!entry ||
+		    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN, qp->qp_num)) {
+			err = -EMSGSIZE;
+			break;
+		}
+		nla_nest_end(msg, entry);
+	}
+	xa_unlock(xa);
+	if (err) {
+		nla_nest_cancel(msg, table);
+		return err;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
 static int res_fill_srq(struct sk_buff *msg, bool admin,
 			struct rdma_restrack_entry *res, u32 port)
 {
@@ -293,7 +334,7 @@ static int res_fill_srq(struct sk_buff *msg, bool admin,
 	if (ib_srq_has_cq(srq->srq_type) && srq->ext.cq &&
 	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CQN, srq->ext.cq->res.id))
 		return -EMSGSIZE;
-	err = res_fill_owner(msg, res);
+	err = res_fill_srq_qps(msg, srq) ?: res_fill_owner(msg, res);
 	if (err)
 		return err;
 	if (srq->device->ops.fill_res_srq_entry)

@@ -119,6 +119,7 @@ extern const struct uverbs_api_object uverbs_type_mr;
 extern const struct uverbs_api_object uverbs_type_cq;
 extern const struct uverbs_api_object uverbs_type_ah;
 extern const struct uverbs_api_object uverbs_type_qp;
+extern const struct uverbs_api_object uverbs_type_srq;
 
 /* uverbs_write.c */
 ssize_t ib_uverbs_write(struct file *filp, const char __user *buf,
@@ -181,6 +182,12 @@ int uverbs_cmd_ex_modify_qp(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_query_qp(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_destroy_qp(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_post_send(struct uverbs_attr_bundle *attrs);
+
+/* uverbs_srq.c */
+int uverbs_cmd_create_srq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_modify_srq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_query_srq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_destroy_srq(struct uverbs_attr_bundle *attrs);
 
 /* uverbs_uobj.c */
 void uverbs_uobjects_init(struct ib_uverbs_file *ufile);

@@ -529,6 +529,28 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 		.req_size = sizeof(struct ib_uverbs_post_send),
 		.resp_size = sizeof(struct ib_uverbs_post_send_resp),
 	},
+	[IB_USER_VERBS_CMD_CREATE_SRQ] = {
+		.handler = uverbs_cmd_create_srq,
+		.req_size = sizeof(struct ib_uverbs_create_srq),
+		.resp_size = sizeof(struct ib_uverbs_create_srq_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_MODIFY_SRQ] = {
+		.handler = uverbs_cmd_modify_srq,
+		/* librxe's 8 driver bytes follow; there is no response. */
+		.req_size = sizeof(struct ib_uverbs_modify_srq),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_QUERY_SRQ] = {
+		.handler = uverbs_cmd_query_srq,
+		.req_size = sizeof(struct ib_uverbs_query_srq),
+		.resp_size = sizeof(struct ib_uverbs_query_srq_resp),
+	},
+	[IB_USER_VERBS_CMD_DESTROY_SRQ] = {
+		.handler = uverbs_cmd_destroy_srq,
+		.req_size = sizeof(struct ib_uverbs_destroy_srq),
+		.resp_size = sizeof(struct ib_uverbs_destroy_srq_resp),
+	},
 };
 
 const size_t uverbs_legacy_ncmds = ARRAY_SIZE(uverbs_legacy_cmds);

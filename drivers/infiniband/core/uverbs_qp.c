@@ -6,10 +6,11 @@
  *
  * A user QP's uobject is a struct ib_uqp_object.  The QP is made by
  * ib_create_qp_user(), which checks the request, counts the QP in the
- * usecnt of its PD and CQs (DEALLOC_PD and DESTROY_CQ then refuse with
- * -EBUSY until the QP is gone) and lists it in resource tracking as the
- * current task's.  While the provider works, the PD and CQs are held
- * shared, so no other command can destroy them meanwhile.
+ * usecnt of its PD, CQs and SRQ if it has one (DEALLOC_PD, DESTROY_CQ and
+ * DESTROY_SRQ then refuse with -EBUSY until the QP is gone) and lists it
+ * in resource tracking as the current task's.  While the provider works,
+ * the PD, CQs and SRQ are held shared, so no other command can destroy
+ * them meanwhile.
  *
  * The QP's asynchronous events (fatal and access errors, communication
  * established, SQ drained, path migration, last WQE reached) go to the
@@ -168,27 +169,24 @@ static int uverbs_create_qp_check(struct ib_device *ib_dev,
 			  "uverbs: CREATE_QP: a source QPN needs CAP_NET_RAW\n");
 		return -EPERM;
 	}
-	if (cmd->is_srq) {
-		/* No command makes user SRQs yet, so no handle names one. */
-		ibdev_dbg(ib_dev, "uverbs: CREATE_QP: handle %u is no SRQ\n",
-			  cmd->srq_handle);
-		return -EINVAL;
-	}
 	return 0;
 }
 
 /*
  * The objects a new QP is made on, held shared while it is made; @rcq is
- * NULL when the receive CQ is the send CQ.
+ * NULL when the receive CQ is the send CQ, @srq when there is no SRQ.
  */
 struct uverbs_qp_parents {
 	struct ib_uobject	*pd;
 	struct ib_uobject	*scq;
 	struct ib_uobject	*rcq;
+	struct ib_uobject	*srq;
 };
 
 static void uverbs_qp_parents_put(struct uverbs_qp_parents *p)
 {
+	if (p->srq)
+		uobj_put_shared(p->srq);
 	if (p->rcq)
 		uobj_put_shared(p->rcq);
 	if (p->scq)
@@ -218,6 +216,12 @@ static int uverbs_qp_parents_get(struct uverbs_attr_bundle *attrs,
 		if (IS_ERR(p->rcq))
 			goto fail;
 	}
+	if (cmd->is_srq) {
+		p->srq = uverbs_qp_use(attrs, &uverbs_type_srq,
+				       cmd->srq_handle, "CREATE_QP");
+		if (IS_ERR(p->srq))
+			goto fail;
+	}
 	return 0;
 
 fail:
@@ -228,9 +232,12 @@ fail:
 	} else if (IS_ERR(p->scq)) {
 		err = PTR_ERR(p->scq);
 		p->scq = NULL;
-	} else {
+	} else if (IS_ERR(p->rcq)) {
 		err = PTR_ERR(p->rcq);
 		p->rcq = NULL;
+	} else {
+		err = PTR_ERR(p->srq);
+		p->srq = NULL;
 	}
 	uverbs_qp_parents_put(p);
 	return err;
@@ -248,6 +255,7 @@ static struct ib_qp *uverbs_qp_create(struct uverbs_attr_bundle *attrs,
 		.qp_context = uqp,
 		.send_cq = p->scq->object,
 		.recv_cq = (p->rcq ?: p->scq)->object,
+		.srq = p->srq ? p->srq->object : NULL,
 		.cap = {
 			.max_send_wr = cmd->max_send_wr,
 			.max_recv_wr = cmd->max_recv_wr,
@@ -337,10 +345,10 @@ put_parents:
  * answer follows the core response.
  *
  * Return: 0; -EOPNOTSUPP for raw and XRC QPs; -EPERM for a raw packet QP
- * without CAP_NET_RAW; -EINVAL for any other type but RC, UC and UD, an
- * SRQ, or sizes above the device's limits; -ENOENT, -EINVAL or -EBUSY for
- * the PD and CQ handles as uobj_get_shared() says; -ENOMEM; -EFAULT; the
- * provider's error.
+ * without CAP_NET_RAW; -EINVAL for any other type but RC, UC and UD, or
+ * sizes above the device's limits; -ENOENT, -EINVAL or -EBUSY for the PD,
+ * CQ and SRQ (with is_srq) handles as uobj_get_shared() says; -ENOMEM;
+ * -EFAULT; the provider's error.
  */
 int uverbs_cmd_create_qp(struct uverbs_attr_bundle *attrs)
 {

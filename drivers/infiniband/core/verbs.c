@@ -1186,28 +1186,55 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd,
 EXPORT_SYMBOL(ib_create_srq_user);
 
 /**
- * ib_modify_srq() - resize a shared receive queue or arm its limit
+ * ib_modify_srq_user() - resize a shared receive queue or arm its limit
  * @srq: the SRQ
  * @srq_attr: the new max_wr and/or srq_limit
  * @srq_attr_mask: IB_SRQ_MAX_WR and/or IB_SRQ_LIMIT
+ * @udata: the user's driver data, or NULL for a kernel SRQ
+ *
+ * Whether the SRQ can be resized is the provider's to say: one that
+ * cannot refuses IB_SRQ_MAX_WR.
  *
  * Context: process context.
  * Return: 0, -EINVAL for unknown mask bits or a size beyond the device's
  * limit, -EOPNOTSUPP if the provider cannot modify SRQs, or its error.
  */
-int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
-		  enum ib_srq_attr_mask srq_attr_mask)
+int ib_modify_srq_user(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		       enum ib_srq_attr_mask srq_attr_mask,
+		       struct ib_udata *udata)
 {
 	struct ib_device *dev = srq->device;
 
 	if (!dev->ops.modify_srq)
 		return -EOPNOTSUPP;
-	if (srq_attr_mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+	if (srq_attr_mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
+		ibdev_dbg(dev, "modify_srq: unknown attributes %#x\n",
+			  srq_attr_mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT));
 		return -EINVAL;
+	}
 	if ((srq_attr_mask & IB_SRQ_MAX_WR) &&
-	    over_limit(srq_attr->max_wr, dev->attrs.max_srq_wr))
+	    over_limit(srq_attr->max_wr, dev->attrs.max_srq_wr)) {
+		ibdev_dbg(dev, "modify_srq: max_wr %u beyond the device's %d\n",
+			  srq_attr->max_wr, dev->attrs.max_srq_wr);
 		return -EINVAL;
-	return dev->ops.modify_srq(srq, srq_attr, srq_attr_mask, NULL);
+	}
+	return dev->ops.modify_srq(srq, srq_attr, srq_attr_mask, udata);
+}
+EXPORT_SYMBOL(ib_modify_srq_user);
+
+/**
+ * ib_modify_srq() - resize a kernel shared receive queue or arm its limit
+ * @srq: the SRQ
+ * @srq_attr: the new max_wr and/or srq_limit
+ * @srq_attr_mask: IB_SRQ_MAX_WR and/or IB_SRQ_LIMIT
+ *
+ * Context: process context.
+ * Return: as ib_modify_srq_user().
+ */
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *srq_attr,
+		  enum ib_srq_attr_mask srq_attr_mask)
+{
+	return ib_modify_srq_user(srq, srq_attr, srq_attr_mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_srq);
 

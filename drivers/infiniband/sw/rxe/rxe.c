@@ -206,6 +206,7 @@ static void rxe_free_parts(struct rxe_dev *rxe)
 	xa_destroy(&rxe->qp_xa);
 	xa_destroy(&rxe->mr_xa);
 	xa_destroy(&rxe->ah_xa);
+	ida_destroy(&rxe->srq_ida);
 }
 
 /**
@@ -243,6 +244,7 @@ static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&rxe->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rxe->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rxe->ah_xa, XA_FLAGS_ALLOC1);
+	ida_init(&rxe->srq_ida);
 	rxe->net = dev_net(ndev);
 	rxe_init_attrs(rxe, ndev);
 

@@ -16,6 +16,7 @@
 #ifndef RXE_H
 #define RXE_H
 
+#include <linux/idr.h>
 #include <linux/kref.h>
 #include <linux/netdevice.h>
 #include <linux/rhashtable-types.h>
@@ -144,6 +145,7 @@ enum rxe_obj_type {
  * @mr_xa: MRs by key index (RCU readers, refcount-protected)
  * @ah_xa: AHs of user space by their ah_num (1 .. RXE_MAX_AH), the
  *	number librxe puts in its UD work requests
+ * @srq_ida: SRQ numbers (1 .. RXE_MAX_SRQ)
  * @next_qpn: allocation cursor for QP numbers
  * @next_mr: allocation cursor for MR key indices
  * @mcast_lock: multicast attachments; spin_lock_bh
@@ -168,6 +170,7 @@ struct rxe_dev {
 	struct xarray		qp_xa;
 	struct xarray		mr_xa;
 	struct xarray		ah_xa;
+	struct ida		srq_ida;
 	u32			next_qpn;
 	u32			next_mr;
 	spinlock_t		mcast_lock;	/* mcast_list and its groups */
@@ -360,8 +363,8 @@ struct rxe_rq_entry {
  * @tail: next entry a receive consumes
  * @max_wr: entries the owner asked for
  * @max_sge: scatter entries per WQE
- * @uring: a user QP's ring, which librxe fills, instead of @wqe and @sge;
- *	slot @tail is the next to take (rxe_uqp.c)
+ * @uring: a user QP's or SRQ's ring, which librxe fills, instead of @wqe
+ *	and @sge; slot @tail is the next to take (rxe_uqp.c)
  */
 struct rxe_rq {
 	spinlock_t		lock;		/* the ring */
@@ -375,6 +378,7 @@ struct rxe_rq {
 	struct rxe_uring	*uring;
 };
 
+void rxe_rq_geometry(struct rxe_rq *rq, u32 max_wr, u32 max_sge);
 int rxe_rq_init(struct rxe_rq *rq, u32 max_wr, u32 max_sge);
 void rxe_rq_free(struct rxe_rq *rq);
 int rxe_rq_post(struct rxe_rq *rq, const struct ib_recv_wr *wr,
@@ -385,10 +389,18 @@ static inline u32 rxe_rq_count(const struct rxe_rq *rq)
 	return rq->head - rq->tail;
 }
 
+/**
+ * struct rxe_srq - a shared receive queue
+ * @ibsrq: the core's part
+ * @rq: its receive queue; a user SRQ's WQEs are in @rq.uring
+ * @limit: the armed limit, 0 when not armed; under @rq.lock
+ * @num: its number, which librxe is told
+ */
 struct rxe_srq {
 	struct ib_srq		ibsrq;
 	struct rxe_rq		rq;
-	u32			limit;	/* under rq.lock; 0 = not armed */
+	u32			limit;
+	u32			num;
 };
 
 static inline struct rxe_srq *to_rsrq(struct ib_srq *srq)
@@ -396,8 +408,8 @@ static inline struct rxe_srq *to_rsrq(struct ib_srq *srq)
 	return container_of(srq, struct rxe_srq, ibsrq);
 }
 
-bool rxe_srq_take(struct rxe_srq *srq, struct rxe_rq_entry *out,
-		  struct ib_sge *sge);
+int rxe_srq_take(struct rxe_srq *srq, struct rxe_rq_entry *out,
+		 struct ib_sge *sge);
 
 /* ---- MR ------------------------------------------------------------------- */
 
@@ -772,8 +784,10 @@ void rxe_uqp_free(struct rxe_qp *qp);
 void rxe_uqp_reset(struct rxe_qp *qp);
 void rxe_uqp_sq_retired(struct rxe_qp *qp);
 int rxe_uqp_doorbell(struct rxe_qp *qp);
-int rxe_uqp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
-		      struct ib_sge *sge);
+struct rxe_uring *rxe_urq_new(struct rxe_ucontext *uc, const struct rxe_rq *rq);
+u32 rxe_urq_count(const struct rxe_rq *rq);
+int rxe_urq_take(struct rxe_rq *rq, struct ib_device *dev,
+		 struct rxe_rq_entry *out, struct ib_sge *sge);
 void rxe_uqp_recv_refused(struct rxe_qp *qp, u64 wr_id);
 bool rxe_opcode_ok(const struct rxe_qp *qp, u32 op);
 int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

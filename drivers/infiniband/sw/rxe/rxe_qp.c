@@ -281,27 +281,17 @@ void rxe_qp_error(struct rxe_qp *qp)
 
 /* ---- receive WQEs ----------------------------------------------------------- */
 
-/**
- * rxe_qp_take_recv() - consume the next receive WQE of a QP (or its SRQ)
- * @qp: the QP
- * @out: receives the WQE
- * @sge: room for RXE_MAX_SGE entries; @out->sge points here afterwards
- *
- * Context: any.
- * Return: false if none is posted.
- */
-bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
-		      struct ib_sge *sge)
+/* The next receive WQE of the QP's own receive queue, as rxe_urq_take(). */
+static int rxe_qp_take_own(struct rxe_qp *qp, struct rxe_rq_entry *out,
+			   struct ib_sge *sge)
 {
 	struct rxe_rq_entry *w;
 	unsigned long flags;
 	int ret;
 
-	if (qp->srq)
-		return rxe_srq_take(qp->srq, out, sge);
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (qp->rq.uring) {
-		ret = rxe_uqp_take_recv(qp, out, sge);
+		ret = rxe_urq_take(&qp->rq, qp->ibqp.device, out, sge);
 	} else if (qp->rq.tail == qp->rq.head) {
 		ret = 0;
 	} else {
@@ -313,13 +303,48 @@ bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
 		ret = 1;
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
-	if (ret < 0)
+	return ret;
+}
+
+/**
+ * rxe_qp_take_recv() - consume the next receive WQE of a QP (or its SRQ)
+ * @qp: the QP
+ * @out: receives the WQE
+ * @sge: room for RXE_MAX_SGE entries; @out->sge points here afterwards
+ *
+ * A bad slot of a user ring, the QP's or its SRQ's, completes on the
+ * QP's receive CQ in error and puts the QP in the error state.
+ *
+ * Context: any.
+ * Return: false if none is posted, or the next one was refused.
+ */
+bool rxe_qp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
+		      struct ib_sge *sge)
+{
+	int ret;
+
+	if (qp->srq)
+		ret = rxe_srq_take(qp->srq, out, sge);
+	else
+		ret = rxe_qp_take_own(qp, out, sge);
+	if (ret < 0) {
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %#x: refused receive WQE completes in error\n",
+			  rxe_qpn(qp));
 		rxe_uqp_recv_refused(qp, out->wr_id);
+	}
 	return ret > 0;
 }
 
-/* The sizes of a receive queue; a user QP's has no kernel ring. */
-static void rxe_rq_geometry(struct rxe_rq *rq, u32 max_wr, u32 max_sge)
+/**
+ * rxe_rq_geometry() - the sizes of a receive queue, which it starts with
+ * @rq: the queue
+ * @max_wr: entries wanted, rounded up to a power of two
+ * @max_sge: scatter entries per WQE, at least 1
+ *
+ * All a user receive queue has besides its ring: it has no kernel one.
+ */
+void rxe_rq_geometry(struct rxe_rq *rq, u32 max_wr, u32 max_sge)
 {
 	spin_lock_init(&rq->lock);
 	rq->size = roundup_pow_of_two(max(max_wr, 1U));

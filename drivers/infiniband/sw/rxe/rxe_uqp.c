@@ -23,8 +23,9 @@
  * holds.
  *
  * Receive queue.  No doorbell: the responder takes the next slot when a
- * message needs one (rxe_uqp_take_recv()), copying it and its scatter
- * list, and frees the slot at once.
+ * message needs one (rxe_urq_take()), copying it and its scatter list,
+ * and frees the slot at once.  A user SRQ's ring (rxe_srq.c) has the same
+ * layout and is taken from by the same function.
  *
  * The kernel trusts none of the ring's contents: it keeps the geometry and
  * both of its own positions to itself, masks every index it reads, and
@@ -86,10 +87,7 @@ int rxe_uqp_create(struct rxe_qp *qp, struct ib_udata *udata)
 	}
 	rxe_uring_mminfo(qp->sq.uring, &resp.sq_mi);
 	if (!qp->srq) {
-		qp->rq.uring = rxe_uring_new(uc, qp->rq.size,
-					     sizeof(struct rxe_recv_wqe) +
-					     qp->rq.max_sge *
-					     sizeof(struct rxe_sge));
+		qp->rq.uring = rxe_urq_new(uc, &qp->rq);
 		if (IS_ERR(qp->rq.uring)) {
 			ret = PTR_ERR(qp->rq.uring);
 			goto err;
@@ -334,41 +332,71 @@ int rxe_uqp_doorbell(struct rxe_qp *qp)
 }
 
 /**
- * rxe_uqp_take_recv() - take the next receive WQE of a user QP's ring
- * @qp: the QP; its receive queue's lock is held
+ * rxe_urq_new() - the ring of a user receive queue, a QP's RQ or an SRQ
+ * @uc: the user context
+ * @rq: the queue, its geometry set: @rq->size slots of @rq->max_sge
+ *	scatter entries each
+ *
+ * Context: process context.
+ * Return: as rxe_uring_new().
+ */
+struct rxe_uring *rxe_urq_new(struct rxe_ucontext *uc, const struct rxe_rq *rq)
+{
+	return rxe_uring_new(uc, rq->size, sizeof(struct rxe_recv_wqe) +
+			     rq->max_sge * sizeof(struct rxe_sge));
+}
+
+/**
+ * rxe_urq_count() - the receive WQEs posted to a user receive queue
+ * @rq: the queue, with its ring; its lock is held
+ *
+ * Context: any.
+ * Return: the slots between the kernel's position and the producer index
+ * user space wrote, at most the ring's capacity.
+ */
+u32 rxe_urq_count(const struct rxe_rq *rq)
+{
+	return (rxe_uring_producer(rq->uring) - rq->tail) & rq->uring->mask;
+}
+
+/**
+ * rxe_urq_take() - take the next receive WQE of a user receive queue
+ * @rq: a QP's RQ or an SRQ, with its ring; its lock is held
+ * @dev: the device, for the debug message of a refused slot
  * @out: receives the WQE (only its wr_id if it is refused)
  * @sge: room for RXE_MAX_SGE entries; @out->sge points here afterwards
  *
  * A slot is used up when it is taken, good or bad; a bad one has more
- * scatter entries than the QP was created with.
+ * scatter entries than the queue was created with.
  *
  * Context: any.
  * Return: 1 if @out holds a WQE, 0 if the ring is empty, -EINVAL for a
- * bad slot (rxe_uqp_recv_refused()).
+ * bad slot, which the taking QP must complete as refused
+ * (rxe_uqp_recv_refused()).
  */
-int rxe_uqp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
-		      struct ib_sge *sge)
+int rxe_urq_take(struct rxe_rq *rq, struct ib_device *dev,
+		 struct rxe_rq_entry *out, struct ib_sge *sge)
 {
-	struct rxe_uring *ring = qp->rq.uring;
+	struct rxe_uring *ring = rq->uring;
 	struct rxe_recv_wqe hdr;
 	const u8 *slot;
 	u64 len = 0;
 	u32 i;
 
-	if ((qp->rq.tail & ring->mask) == rxe_uring_producer(ring))
+	if ((rq->tail & ring->mask) == rxe_uring_producer(ring))
 		return 0;
-	slot = rxe_uring_slot(ring, qp->rq.tail);
+	slot = rxe_uring_slot(ring, rq->tail);
 	memcpy(&hdr, slot, sizeof(hdr));
 	out->wr_id = hdr.wr_id;
-	if (hdr.dma.num_sge <= qp->rq.max_sge)
+	if (hdr.dma.num_sge <= rq->max_sge)
 		memcpy(sge, slot + sizeof(hdr), hdr.dma.num_sge * sizeof(*sge));
-	qp->rq.tail++;
-	/* the slot is copied: user space may fill it again */
-	smp_store_release(&ring->buf->consumer_index, qp->rq.tail & ring->mask);
-	if (hdr.dma.num_sge > qp->rq.max_sge) {
-		ibdev_dbg(qp->ibqp.device,
-			  "QP %#x: receive WQE with %u SGEs refused\n",
-			  rxe_qpn(qp), hdr.dma.num_sge);
+	rq->tail++;
+	/* the slot is copied: user space may fill it again (its load-acquire) */
+	smp_store_release(&ring->buf->consumer_index, rq->tail & ring->mask);
+	if (hdr.dma.num_sge > rq->max_sge) {
+		ibdev_dbg(dev, "receive WQE %u with %u SGEs refused (max %u)\n",
+			  (rq->tail - 1) & ring->mask, hdr.dma.num_sge,
+			  rq->max_sge);
 		return -EINVAL;
 	}
 	for (i = 0; i < hdr.dma.num_sge; i++)
@@ -381,7 +409,8 @@ int rxe_uqp_take_recv(struct rxe_qp *qp, struct rxe_rq_entry *out,
 
 /**
  * rxe_uqp_recv_refused() - complete a refused receive WQE
- * @qp: the QP, its receive queue's lock no longer held
+ * @qp: the QP that took it, from its RQ or its SRQ; no receive queue's
+ *	lock held
  * @wr_id: the WQE's id
  *
  * The WQE completes with IB_WC_LOC_QP_OP_ERR and the QP goes to the error

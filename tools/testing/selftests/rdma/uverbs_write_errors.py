@@ -14,8 +14,10 @@ counts), AHs (ah_num, RoCE without GRH, ports), the QP commands' refusals
 (types, handles, sizes, ex fields, MODIFY_QP checks, POST_SEND doorbell
 framing), working QPs (RC, UC, UD, legacy and ex CREATE_QP: caps, rxe's
 rings and their headers, `rdma res`, EBUSY for their PD and CQ, MODIFY_QP
-to RTS, QUERY_QP, the doorbell by state, DESTROY_QP), ioctl(), credentials,
-and the async event fd (non-blocking read, short read, poll; with --flap NETDEV
+to RTS, QUERY_QP, the doorbell by state, DESTROY_QP), the SRQ commands
+(sizes, the ring librxe maps, the limit, resizes refused, QPs on an SRQ
+and DESTROY_SRQ's EBUSY), ioctl(), credentials, and the async event fd
+(non-blocking read, short read, poll; with --flap NETDEV
 also PORT_ERR and PORT_ACTIVE for the netdev going down and up).
 
 Output: one line per check, "PASS what" or "FAIL what: detail".  Exit
@@ -54,6 +56,10 @@ CMD_QUERY_QP = 25
 CMD_MODIFY_QP = 26
 CMD_DESTROY_QP = 27
 CMD_POST_SEND = 28
+CMD_CREATE_SRQ = 32
+CMD_MODIFY_SRQ = 33
+CMD_QUERY_SRQ = 34
+CMD_DESTROY_SRQ = 35
 CMD_REG_SMR = 10          # in the ABI, implemented by no kernel
 FLAG_EXTENDED = 0x80000000
 
@@ -85,6 +91,10 @@ QP_MAX_DEST_RD_ATOMIC, QP_DEST_QPN = 1 << 17, 1 << 20
 QPS_RESET, QPS_INIT, QPS_RTR, QPS_RTS, QPS_SQD = 0, 1, 2, 3, 4
 SEND_WQE = 208                          # rxe_send_wqe before its SGEs
 RECV_WQE = 40                           # rxe_recv_wqe before its SGEs
+CREATE_SRQ = struct.Struct("=QQIIII")   # ib_uverbs_create_srq
+CREATE_SRQ_RESP = struct.Struct("=4IQI4xII")  # core, then rxe_create_srq_resp
+MODIFY_SRQ = struct.Struct("=IIII")     # ib_uverbs_modify_srq
+SRQ_MAX_WR, SRQ_LIMIT = 1 << 0, 1 << 1  # IBV_SRQ_* attribute bits
 
 RDMA_VERBS_IOCTL = 0xC0181B01           # _IOWR(0x1b, 1, 24-byte header)
 ACCESS_LOCAL_WRITE = 1
@@ -750,11 +760,11 @@ def ahs(fd, ibdev):
 
 
 def create_qp(fd, resp, pd, scq, rcq, qp_type=QPT_RC, caps=(16, 16, 1, 1, 0),
-              is_srq=0, out_words=16, sig_all=0):
+              is_srq=0, out_words=16, sig_all=0, srq=0):
     """Legacy CREATE_QP; resp has room for the core and rxe's two mminfos."""
     return do_write(fd, legacy(CMD_CREATE_QP,
                                CREATE_QP.pack(resp.addr, 0x9abc, pd, scq, rcq,
-                                              0, *caps, sig_all, qp_type,
+                                              srq, *caps, sig_all, qp_type,
                                               is_srq, 0), out_words))
 
 
@@ -861,8 +871,12 @@ def qps(fd):
                  create_qp(fd, qr, pd, bad, cq), errno.ENOENT)
     expect_errno("CREATE_QP with the PD's handle as the receive CQ is EINVAL",
                  create_qp(fd, qr, pd, cq, pd), errno.EINVAL)
-    expect_errno("CREATE_QP on an SRQ (none can exist) is EINVAL",
-                 create_qp(fd, qr, pd, cq, cq, is_srq=1), errno.EINVAL)
+    expect_errno("CREATE_QP on an unknown SRQ handle is ENOENT",
+                 create_qp(fd, qr, pd, cq, cq, is_srq=1, srq=bad),
+                 errno.ENOENT)
+    expect_errno("CREATE_QP on an SRQ that is a CQ's handle is EINVAL",
+                 create_qp(fd, qr, pd, cq, cq, is_srq=1, srq=cq),
+                 errno.EINVAL)
     for caps, name in (((0xffffffff, 16, 1, 1, 0), "0xffffffff send WRs"),
                        ((16, 0xffffffff, 1, 1, 0), "0xffffffff receive WRs"),
                        ((16, 16, 0xffff, 1, 0), "0xffff send SGEs"),
@@ -1184,6 +1198,156 @@ def qp_success(fd, ibdev):
                  destroy_cq(fd, Resp(8), cq), errno.EBUSY)
     # The UD QP in RTS, its CQ and PD stay: closing the file must destroy
     # them.
+def create_srq(fd, resp, pd, max_wr=10, max_sge=2, limit=0, out_words=10,
+               extra=b""):
+    """Legacy CREATE_SRQ; resp has room for the core and rxe's answer."""
+    return do_write(fd, legacy(CMD_CREATE_SRQ,
+                               CREATE_SRQ.pack(resp.addr, 0x5eed, pd, max_wr,
+                                               max_sge, limit),
+                               out_words, extra=extra))
+
+
+def modify_srq(fd, handle, mask, max_wr=0, limit=0, drv=b"\0" * 8):
+    """MODIFY_SRQ with librxe's 8 driver bytes (mmap_info_addr) by default."""
+    return do_write(fd, legacy(CMD_MODIFY_SRQ,
+                               MODIFY_SRQ.pack(handle, mask, max_wr, limit),
+                               0, extra=drv))
+
+
+def query_srq(fd, handle):
+    """(max_wr, max_sge, srq_limit) of the SRQ, or -errno."""
+    r = Resp(16)
+    n = do_write(fd, legacy(CMD_QUERY_SRQ,
+                            struct.pack("=QII", r.addr, handle, 0), 4))
+    return struct.unpack_from("=3I", r.raw()) if n > 0 else n
+
+
+def destroy_srq(fd, resp, handle):
+    return do_write(fd, legacy(CMD_DESTROY_SRQ,
+                               struct.pack("=QII", resp.addr, handle, 0), 1))
+
+
+def srq_ring(fd, sr, what):
+    """Map the SRQ's ring as librxe does and check its header."""
+    off, size = struct.unpack_from("=QI", sr.raw(), 16)
+    try:
+        ring = mmap.mmap(fd, size, mmap.MAP_SHARED,
+                         mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
+    except OSError as e:
+        report(False, "%s: its ring maps" % what, str(e))
+        return
+    log2_elem, mask = struct.unpack_from("=II", ring, 0)
+    # 10 WQEs of 2 SGEs: 16 slots of 40 + 2 * 16 bytes, rounded up to 128
+    report(log2_elem == 7 and mask == 15 and
+           size >= RING_HDR + ((mask + 1) << log2_elem) and size % 4096 == 0,
+           "%s: its ring has 16 slots of 128 bytes" % what,
+           "log2_elem %d, mask %#x, size %d" % (log2_elem, mask, size))
+    ring.close()
+
+
+def srqs(fd):
+    """The SRQ commands; leaves an SRQ with a QP on it for close to undo."""
+    pd, cq = pd_and_cq(fd, "SRQs", 16)
+    bad = max(pd, cq) + 1000
+    sr = Resp(CREATE_SRQ_RESP.size)
+    n = len(legacy(CMD_CREATE_SRQ, b"\0" * 32, 0))
+
+    expect_errno("CREATE_SRQ with an unknown PD handle is ENOENT",
+                 create_srq(fd, sr, bad), errno.ENOENT)
+    expect_errno("CREATE_SRQ with a CQ's handle as the PD is EINVAL",
+                 create_srq(fd, sr, cq), errno.EINVAL)
+    for kw, name in (({"max_wr": 0}, "0 WRs"),
+                     ({"max_wr": 0xffffffff}, "0xffffffff WRs"),
+                     ({"max_sge": 0xffff}, "0xffff SGEs"),
+                     ({"max_wr": 4, "limit": 5}, "a limit above its size")):
+        expect_errno("CREATE_SRQ of %s is EINVAL" % name,
+                     create_srq(fd, sr, pd, **kw), errno.EINVAL)
+    expect_errno("CREATE_SRQ without room for rxe's answer is EINVAL",
+                 create_srq(fd, sr, pd, out_words=4), errno.EINVAL)
+    expect_errno("CREATE_SRQ with room for 12 response bytes is ENOSPC",
+                 create_srq(fd, sr, pd, out_words=3), errno.ENOSPC)
+    expect_errno("CREATE_SRQ with non-zero driver request bytes is EINVAL",
+                 create_srq(fd, sr, pd, extra=b"\1" + b"\0" * 7),
+                 errno.EINVAL)
+    report(res_listed("srq") == [], "failed CREATE_SRQs leave no SRQ in rdma res",
+           str(res_listed("srq")))
+
+    expect_ok("CREATE_SRQ of 10 WRs, 2 SGEs", create_srq(fd, sr, pd), n)
+    handle, max_wr, max_sge, srqn, _, _, srq_num, _ = \
+        CREATE_SRQ_RESP.unpack(sr.raw())
+    report((max_wr, max_sge, srqn) == (15, 2, 0) and srq_num != 0,
+           "CREATE_SRQ answers 15 WRs (the ring's capacity), 2 SGEs, srqn 0 "
+           "and an SRQ number",
+           "max_wr %d, max_sge %d, srqn %d, srq_num %d" % (max_wr, max_sge,
+                                                           srqn, srq_num))
+    srq_ring(fd, sr, "CREATE_SRQ")
+    report(len(res_listed("srq")) == 1, "rdma res lists the SRQ",
+           str(res_listed("srq")))
+
+    report(query_srq(fd, handle) == (15, 2, 0),
+           "QUERY_SRQ answers 15 WRs, 2 SGEs, no limit", str(query_srq(fd, handle)))
+    report(query_srq(fd, bad) == -errno.ENOENT,
+           "QUERY_SRQ of an unknown handle is ENOENT", str(query_srq(fd, bad)))
+    report(query_srq(fd, pd) == -errno.EINVAL,
+           "QUERY_SRQ of a PD's handle is EINVAL", str(query_srq(fd, pd)))
+
+    mlen = len(legacy(CMD_MODIFY_SRQ, b"\0" * 24, 0))
+    expect_ok("MODIFY_SRQ arms a limit of 5", modify_srq(fd, handle, SRQ_LIMIT,
+                                                        limit=5), mlen)
+    report(query_srq(fd, handle) == (15, 2, 5), "QUERY_SRQ answers the limit 5",
+           str(query_srq(fd, handle)))
+    expect_errno("MODIFY_SRQ to a limit of 16 (above 15) is EINVAL",
+                 modify_srq(fd, handle, SRQ_LIMIT, limit=16), errno.EINVAL)
+    expect_errno("MODIFY_SRQ resizing (no SRQ_RESIZE) is EINVAL",
+                 modify_srq(fd, handle, SRQ_MAX_WR, max_wr=31), errno.EINVAL)
+    expect_errno("MODIFY_SRQ with attribute bit 2 is EINVAL",
+                 modify_srq(fd, handle, 1 << 2), errno.EINVAL)
+    expect_errno("MODIFY_SRQ without librxe's 8 driver bytes is EINVAL",
+                 modify_srq(fd, handle, SRQ_LIMIT, limit=3, drv=b""),
+                 errno.EINVAL)
+    expect_errno("MODIFY_SRQ of an unknown handle is ENOENT",
+                 modify_srq(fd, bad, SRQ_LIMIT, limit=3), errno.ENOENT)
+    report(query_srq(fd, handle) == (15, 2, 5),
+           "refused MODIFY_SRQs leave the limit at 5", str(query_srq(fd, handle)))
+
+    qr = Resp(64)
+    expect_ok("CREATE_QP on the SRQ",
+              create_qp(fd, qr, pd, cq, cq, is_srq=1, srq=handle),
+              len(legacy(CMD_CREATE_QP, b"\0" * CREATE_QP.size, 0)))
+    qp, qpn = struct.unpack_from("=II", qr.raw())
+    listed = res_listed("srq")
+    report(len(listed) == 1 and
+           [str(q) for q in listed[0].get("lqpn", [])] == [str(qpn)],
+           "rdma res lists the SRQ with the QP on it", str(listed))
+    rq_mi = struct.unpack_from("=QI", qr.raw(), 32)
+    report(rq_mi == (0, 0), "a QP on an SRQ has no receive ring to map",
+           "rq mminfo %s" % (rq_mi,))
+    dr = Resp(4)
+    expect_errno("DESTROY_SRQ with a QP on it is EBUSY",
+                 destroy_srq(fd, dr, handle), errno.EBUSY)
+    expect_errno("DEALLOC_PD with an SRQ on it is EBUSY", dealloc_pd(fd, pd),
+                 errno.EBUSY)
+    expect_ok("DESTROY_QP of the QP on the SRQ", destroy_qp(fd, dr, qp), 24)
+    expect_errno("DESTROY_SRQ of an unknown handle is ENOENT",
+                 destroy_srq(fd, dr, bad), errno.ENOENT)
+    expect_errno("DESTROY_SRQ of a CQ's handle is EINVAL",
+                 destroy_srq(fd, dr, cq), errno.EINVAL)
+    dr = Resp(4)
+    ctypes.memset(dr.addr, 0xff, 4)
+    expect_ok("DESTROY_SRQ once no QP uses it", destroy_srq(fd, dr, handle), 24)
+    report(struct.unpack("=I", dr.raw())[0] == 0,
+           "DESTROY_SRQ answers 0 events reported", dr.raw().hex())
+    expect_errno("DESTROY_SRQ of a destroyed SRQ is ENOENT",
+                 destroy_srq(fd, dr, handle), errno.ENOENT)
+    report(res_listed("srq") == [], "a destroyed SRQ leaves rdma res",
+           str(res_listed("srq")))
+
+    # For close to undo: an SRQ with a QP on it.
+    expect_ok("CREATE_SRQ to leave behind", create_srq(fd, sr, pd), n)
+    handle = struct.unpack_from("=I", sr.raw())[0]
+    expect_ok("CREATE_QP on it, to leave behind",
+              create_qp(fd, qr, pd, cq, cq, is_srq=1, srq=handle),
+              len(legacy(CMD_CREATE_QP, b"\0" * CREATE_QP.size, 0)))
 
 
 def ioctls(fd):
@@ -1280,6 +1444,7 @@ def main():
     ahs(fd, args.ibdev)
     qps(fd)
     qp_success(fd, args.ibdev)
+    srqs(fd)
     raw_qp_unprivileged(args.dev)
     fork_keeps_pinned(fd, pd)
     memlock_user(args.dev)
@@ -1292,6 +1457,10 @@ def main():
            "closing the file deregisters its MRs",
            "VmPin %d kB (was %d), MRs listed: %s" % (vm_pin_kb(), base,
                                                       res_mrs()))
+    left = {kind: res_listed(kind) for kind in ("qp", "srq", "cq", "pd")}
+    report(not any(left.values()),
+           "closing the file destroys its QPs, SRQs, CQs and PDs",
+           "left: %s" % left)
     print("%d checks failed" % len(FAILED))
     return 1 if FAILED else 0
 
