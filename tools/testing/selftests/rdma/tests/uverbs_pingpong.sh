@@ -4,24 +4,24 @@
 # User-space queue pairs through ib_uverbs: Debian's unmodified
 # ibverbs-utils (rdma-core 44) ping-pong programs between guest a (the
 # project's stack) and guest b (stock), an rxe0 on each.
-#   runs: ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong, first
-#      with a as the server and b as the client, then the other way
-#      round.  With the IPv4-mapped GID of rxe0: RC and UC move 1, 4096
-#      and 65536 bytes (64 packets at the 1024-byte path MTU), UD 1 and
-#      1024 (its limit, the port's active MTU), and RC runs once more
+#   runs: ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong and
+#      ibv_srq_pingpong (16 QPs on one SRQ), first with a as the server
+#      and b as the client, then the other way round.  With the
+#      IPv4-mapped GID of rxe0: RC and UC move 1, 4096 and 65536 bytes
+#      (64 packets at the 1024-byte path MTU), UD 1 and 1024 (its limit,
+#      the port's active MTU), SRQ 1 and 4096, and RC runs once more
 #      sleeping on completion events (-e).  With the IPv6 (link-local)
-#      GID: RC 4096, UC 65536, UD 1024.  (ibv_srq_pingpong joins with
-#      user SRQs.)  The GID indexes are read from the port's sysfs GID
-#      table (types and GIDs), not assumed.
+#      GID: RC 4096, UC 65536, UD 1024, SRQ 4096.  The GID indexes are read
+#      from the port's sysfs GID table (types and GIDs), not assumed.
 #      Every run checks its receive buffers (-c).  Each run is one result
 #      on each guest: the program exits 0 within its time limit
 #      (PP_TIMEOUT), reports all its iterations, no failed completion and
 #      no invalid data, and both ends printed GIDs of the kind asked for
 #      (::ffff:10.0.0.x, or two distinct IPv6 ones).
-#      The first time a guest serves ibv_rc_pingpong, while the server
+#      The first time a guest serves ibv_srq_pingpong, while the server
 #      waits for its client, resource tracking must list its context,
-#      PD, MR, CQ and QP, all owned by its one process (so the checks
-#      below look at a listing that does show user objects).
+#      PD, MR, CQ, SRQ and 16 QPs, all owned by its one process (so the
+#      checks below look at a listing that does show user objects).
 #   after the runs, on both guests: resource tracking lists no user
 #      (process-owned) context, PD, MR, CQ, SRQ or QP on rxe0, and its
 #      object counts are those from before the runs; rdma link delete
@@ -92,12 +92,15 @@ cases() {
 		echo "uc v4 $srv -s 65536 -c"
 		echo "ud v4 $srv -s 1 -c"
 		echo "ud v4 $srv -s 1024 -c"
+		echo "srq v4 $srv -s 1 -c"
+		echo "srq v4 $srv -s 4096 -c"
 		echo "rc v4 $srv -s 4096 -e -c"
 	done
 	for srv in a b; do
 		echo "rc v6 $srv -s 4096 -c"
 		echo "uc v6 $srv -s 65536 -c"
 		echo "ud v6 $srv -s 1024 -c"
+		echo "srq v6 $srv -s 4096 -c"
 	done
 }
 
@@ -275,7 +278,7 @@ run_case() {
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
-		if [ "$2" = rc ] && [ -z "${TRACKED:-}" ]; then
+		if [ "$2" = srq ] && [ -z "${TRACKED:-}" ]; then
 			TRACKED=1
 			check_tracked "$prog"
 		fi
@@ -366,16 +369,16 @@ user_objects() {
 	done
 }
 
-# check_tracked PROG: while the server PROG (ibv_rc_pingpong) waits for
-# its client, resource tracking lists its context, PD, MR, CQ and QP, all
-# of one process.
+# check_tracked PROG: while the server PROG (ibv_srq_pingpong) waits for
+# its client, resource tracking lists its context, PD, MR, CQ, SRQ and
+# 16 QPs, all of one process.
 check_tracked() {
-	local out counts pids desc="while $1 waits, rdma resource lists its ctx, PD, MR, CQ, QP"
+	local out counts pids desc="while $1 waits, rdma resource lists its ctx, PD, MR, CQ, SRQ, 16 QPs"
 
 	out=$(user_objects)
 	counts=$(awk '{ n[$1]++ } END { printf "ctx=%d pd=%d mr=%d cq=%d srq=%d qp=%d", n["ctx"], n["pd"], n["mr"], n["cq"], n["srq"], n["qp"] }' <<<"$out")
 	pids=$(awk '{ print $2 }' <<<"$out" | sort -u | paste -sd ' ' -)
-	if [ "$counts" = "ctx=1 pd=1 mr=1 cq=1 srq=0 qp=1" ] && [[ "$pids" =~ ^[0-9]+$ ]] &&
+	if [ "$counts" = "ctx=1 pd=1 mr=1 cq=1 srq=1 qp=16" ] && [[ "$pids" =~ ^[0-9]+$ ]] &&
 		[ -z "$(awk -v c="${1:0:15}" '$1 != "srq" && $3 != c' <<<"$out")" ]; then
 		ktap_ok "$desc (pid $pids)"
 	else
