@@ -266,14 +266,12 @@ static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (ret)
 		goto err_free;
 	ret = ib_register_device(&rxe->ib_dev, ibdev_name, NULL);
-	if (ret) {
-		rxe_dev_untrack(rxe);
+	if (ret)
 		goto err_free;
-	}
 	return 0;
 
 err_free:
-	rxe_free_parts(rxe);
+	/* the ops are set: this calls rxe_dealloc_driver(), which frees all */
 	ib_dealloc_device(&rxe->ib_dev);
 	return ret;
 }
