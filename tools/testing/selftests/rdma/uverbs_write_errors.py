@@ -532,15 +532,21 @@ def fork_keeps_pinned(fd, pd):
               dereg_mr(fd, struct.unpack("=III", r.raw())[0]), 12)
 
 
+def nobody_context(dev):
+    """In a child: become nobody, open @dev and get a context; the fd or None."""
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+    fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
+    return fd if get_context(fd, Resp(8)) > 0 else None
+
+
 def memlock_user(dev):
     """RLIMIT_MEMLOCK as an unprivileged user, on a file of its own."""
     def child():
         resource.setrlimit(resource.RLIMIT_MEMLOCK, (64 * 1024, 64 * 1024))
-        os.setgroups([])
-        os.setgid(65534)
-        os.setuid(65534)
-        fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
-        if get_context(fd, Resp(8)) <= 0:
+        fd = nobody_context(dev)
+        if fd is None:
             return 10
         r = Resp(4)
         if alloc_pd(fd, r) <= 0:
@@ -822,11 +828,8 @@ def post_send(fd, resp, handle, wr_count=0, out_words=1):
 def raw_qp_unprivileged(dev):
     """A raw packet QP as an unprivileged user, on a file of its own."""
     def child():
-        os.setgroups([])
-        os.setgid(65534)
-        os.setuid(65534)
-        fd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
-        if get_context(fd, Resp(8)) <= 0:
+        fd = nobody_context(dev)
+        if fd is None:
             return 10
         # The type is checked before any handle: these name nothing.
         r = create_qp(fd, Resp(64), 0, 0, 0, qp_type=QPT_RAW_PACKET)
