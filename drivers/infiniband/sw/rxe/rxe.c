@@ -37,9 +37,10 @@ static const struct ib_device_attr rxe_dev_template = {
 	 * CHANGE_PHY_PORT (no second port to move a QP to), SRQ_RESIZE
 	 * (modify_srq() refuses IB_SRQ_MAX_WR), MEM_WINDOW and
 	 * MEM_WINDOW_TYPE_2B (no memory windows), and in the extended flags
-	 * FLUSH_GLOBAL, FLUSH_PERSISTENT and ATOMIC_WRITE (no such opcodes).
+	 * FLUSH_GLOBAL and FLUSH_PERSISTENT (no FLUSH opcode).
 	 */
 	.device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
+			    IB_DEVICE_ATOMIC_WRITE |
 			    IB_DEVICE_UD_AV_PORT_ENFORCE |
 			    IB_DEVICE_SYS_IMAGE_GUID |
 			    IB_DEVICE_RC_RNR_NAK_GEN |

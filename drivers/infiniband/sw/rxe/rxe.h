@@ -496,6 +496,8 @@ int rxe_mr_copy(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
 		u64 iova, void *buf, u32 len, bool to_mr);
 int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
 		  bool cmp_swap, u64 compare, u64 swap_add, u64 *orig);
+int rxe_mr_atomic_write(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
+			u64 iova, u64 val);
 int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
 		 const struct ib_sge *sge, u32 num_sge, u32 offset,
 		 void *buf, u32 len, bool to_sge);
@@ -518,15 +520,16 @@ enum rxe_wqe_state {
  * @send_flags: IB_SEND_*
  * @length: payload bytes of the message
  * @num_sge: gather entries in @sge (0 with IB_SEND_INLINE)
- * @sge: gather list (or inline data), in the SQ's @sge array
+ * @sge: gather list (or inline data), in the SQ's @sge array;
+ *	IB_WR_ATOMIC_WRITE: its 8 bytes, from the gather list or inline
  * @wr_id: the caller's id
  * @av: UD: destination, copied from the AH at post time
  * @remote_qpn: UD destination QP
  * @remote_qkey: UD Q_Key (the controlled bit already resolved)
  * @remote_addr: RDMA/atomic target address
  * @rkey: RDMA/atomic target key
- * @compare_add: atomic operand
- * @swap: atomic operand
+ * @compare_add: CMP_SWAP/FETCH_ADD operand
+ * @swap: CMP_SWAP operand
  * @imm_or_inv: immediate data (big endian, as on the wire) or the rkey
  *	to invalidate, as the opcode says
  * @reg: IB_WR_REG_MR: the MR, key and access
@@ -592,13 +595,14 @@ struct rxe_sq {
 };
 
 /*
- * What the responder remembers of an RDMA READ or ATOMIC it executed, to
- * answer its duplicates: max_dest_rd_atomic of them (struct rxe_qp's
- * @rd_res), the oldest forgotten first.
+ * What the responder remembers of an RDMA READ, ATOMIC or ATOMIC_WRITE it
+ * executed, to answer its duplicates: max_dest_rd_atomic of them (struct
+ * rxe_qp's @rd_res), the oldest forgotten first.  @op is the request's
+ * RXE_OP_*.
  */
 struct rxe_rd_res {
 	bool			valid;
-	bool			atomic;
+	u8			op;
 	u32			first_psn;
 	u32			last_psn;
 	u64			va;
@@ -761,6 +765,16 @@ static inline bool rxe_qp_can_receive(enum ib_qp_state s)
 {
 	return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
 	       s == IB_QPS_SQE;
+}
+
+/*
+ * Send work requests that wait for a response and hold one of the
+ * requester's max_rd_atomic slots (and the responder's resources) meanwhile.
+ */
+static inline bool rxe_wr_is_rd_atomic(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD || op == IB_WR_ATOMIC_WRITE;
 }
 
 struct rxe_qp *rxe_qp_get(struct rxe_dev *rxe, u32 qpn);

@@ -2,7 +2,8 @@
 /*
  * The completer: what comes back to a requester.  ACKs retire messages up
  * to their PSN, RDMA READ responses are scattered into the local buffers,
- * ATOMIC ACKs return the original value; NAKs rewind the requester
+ * ATOMIC ACKs return the original value, an ATOMIC_WRITE is done at its
+ * READ response without data; NAKs rewind the requester
  * (sequence error), make it wait (RNR) or fail the message and the QP
  * (access, invalid request, operational error).  The local ACK timeout
  * and the RNR timer end here too.  WQEs retire in SQ order, each with a
@@ -22,6 +23,8 @@ static enum ib_wc_opcode rxe_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
 	case IB_WR_LOCAL_INV:
@@ -117,8 +120,8 @@ static void rxe_comp_progress(struct rxe_qp *qp)
 
 /*
  * Everything up to and including @psn was received: finish the SENDs and
- * WRITEs it covers.  Returns false if it covers an RDMA READ or ATOMIC
- * whose response never came (an implicit NAK).
+ * WRITEs it covers.  Returns false if it covers an RDMA READ, ATOMIC or
+ * ATOMIC_WRITE whose response never came (an implicit NAK).
  */
 static bool rxe_comp_ack_upto(struct rxe_qp *qp, u32 psn)
 {
@@ -132,9 +135,7 @@ static bool rxe_comp_ack_upto(struct rxe_qp *qp, u32 psn)
 		if (wqe->state != RXE_WQE_SENT ||
 		    rxe_psn_diff(wqe->last_psn, psn) > 0)
 			break;
-		if (wqe->opcode == IB_WR_RDMA_READ ||
-		    wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		if (rxe_wr_is_rd_atomic(wqe->opcode))
 			return false;
 		wqe->state = RXE_WQE_DONE;
 		wqe->status = IB_WC_SUCCESS;
@@ -179,6 +180,18 @@ static void rxe_comp_retry_now(struct rxe_qp *qp)
 	rxe_retrans_timer_arm(qp);
 }
 
+/* The last response of a READ, ATOMIC or ATOMIC_WRITE, at @psn, arrived. */
+static void rxe_comp_done_rd_atomic(struct rxe_qp *qp, struct rxe_sq_entry *wqe,
+				    u32 psn)
+{
+	wqe->state = RXE_WQE_DONE;
+	wqe->status = IB_WC_SUCCESS;
+	if (qp->req.rd_atomic)
+		qp->req.rd_atomic--;
+	qp->comp.psn = rxe_psn_add(psn, 1);
+	rxe_comp_progress(qp);
+}
+
 static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 {
 	struct rxe_sq_entry *wqe;
@@ -196,12 +209,25 @@ static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		return;
 	}
 	wqe = rxe_comp_wqe_of(qp, pkt->psn);
-	if (!wqe || wqe->opcode != IB_WR_RDMA_READ || wqe->state != RXE_WQE_SENT)
+	if (!wqe || wqe->state != RXE_WQE_SENT ||
+	    (wqe->opcode != IB_WR_RDMA_READ && wqe->opcode != IB_WR_ATOMIC_WRITE))
 		return;
 	/* Earlier messages are acknowledged by this response. */
 	if (!rxe_comp_ack_upto(qp, rxe_psn_add(wqe->first_psn, -1)))
 		return;
 	qp->comp.psn = pkt->psn;
+	if (wqe->opcode == IB_WR_ATOMIC_WRITE) {
+		/* acknowledged by a READ response of its own, without data */
+		if (pkt->opcode != RXE_OP_READ_RESP_ONLY || pkt->paylen) {
+			ibdev_dbg(&qp->rxe->ib_dev,
+				  "QP %#x: ATOMIC_WRITE answered by opcode %#x with %u bytes\n",
+				  rxe_qpn(qp), pkt->opcode, pkt->paylen);
+			rxe_comp_fail(qp, IB_WC_LOC_LEN_ERR);
+			return;
+		}
+		rxe_comp_done_rd_atomic(qp, wqe, pkt->psn);
+		return;
+	}
 	off = (u32)rxe_psn_diff(pkt->psn, wqe->first_psn) * qp->mtu;
 	if (rxe_check_seg_len(pkt, qp->mtu) || off + pkt->paylen > wqe->length ||
 	    ((pkt->mask & RXE_MASK_LAST) && off + pkt->paylen != wqe->length)) {
@@ -214,13 +240,11 @@ static void rxe_comp_read_resp(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		return;
 	}
 	wqe->sent = off + pkt->paylen;
-	qp->comp.psn = rxe_psn_add(pkt->psn, 1);
 	if (pkt->mask & RXE_MASK_LAST) {
-		wqe->state = RXE_WQE_DONE;
-		wqe->status = IB_WC_SUCCESS;
-		if (qp->req.rd_atomic)
-			qp->req.rd_atomic--;
+		rxe_comp_done_rd_atomic(qp, wqe, pkt->psn);
+		return;
 	}
+	qp->comp.psn = rxe_psn_add(pkt->psn, 1);
 	rxe_comp_progress(qp);
 }
 
@@ -246,12 +270,7 @@ static void rxe_comp_atomic_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
-	wqe->state = RXE_WQE_DONE;
-	wqe->status = IB_WC_SUCCESS;
-	if (qp->req.rd_atomic)
-		qp->req.rd_atomic--;
-	qp->comp.psn = rxe_psn_add(pkt->psn, 1);
-	rxe_comp_progress(qp);
+	rxe_comp_done_rd_atomic(qp, wqe, pkt->psn);
 }
 
 static void rxe_comp_ack(struct rxe_qp *qp, const struct rxe_pkt *pkt)

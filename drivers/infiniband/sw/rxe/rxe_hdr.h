@@ -87,6 +87,7 @@ enum rxe_op {
 	RXE_OP_FETCH_ADD		= 0x14,
 	RXE_OP_SEND_LAST_INV		= 0x16,
 	RXE_OP_SEND_ONLY_INV		= 0x17,
+	RXE_OP_ATOMIC_WRITE		= 0x1d,
 };
 
 #define RXE_OPCODE(transport, op)	((u8)((transport) | (op)))
@@ -118,6 +119,7 @@ enum rxe_op_mask {
 	RXE_MASK_RC		= 1U << 18,	/* valid on this transport */
 	RXE_MASK_UC		= 1U << 19,
 	RXE_MASK_UD		= 1U << 20,
+	RXE_MASK_ATOMIC_WRITE	= 1U << 21,	/* 8 bytes stored at once */
 };
 
 #define RXE_MASK_ONLY		(RXE_MASK_FIRST | RXE_MASK_LAST)

@@ -315,8 +315,12 @@ enum rxe_mr_op {
 	RXE_MR_OP_ATOMIC,
 };
 
-/* The operands and result of RXE_MR_OP_ATOMIC. */
+/*
+ * The operands and result of RXE_MR_OP_ATOMIC: CMP_SWAP, FETCH_ADD, or
+ * (@store) an ATOMIC_WRITE of @swap_add.
+ */
 struct rxe_mr_atomic_args {
+	bool	store;
 	bool	cmp_swap;
 	u64	compare;
 	u64	swap_add;
@@ -340,7 +344,9 @@ static int rxe_mr_atomic_op(struct rxe_mr *mr, u64 iova,
 		return -EINVAL;
 	spin_lock_bh(&rxe_atomic_lock);
 	a->orig = *word;
-	if (!a->cmp_swap)
+	if (a->store)
+		WRITE_ONCE(*word, a->swap_add);
+	else if (!a->cmp_swap)
 		*word = a->orig + a->swap_add;
 	else if (a->orig == a->compare)
 		*word = a->swap_add;
@@ -474,6 +480,34 @@ int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
 			sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
 	*orig = a.orig;
 	return ret;
+}
+
+/**
+ * rxe_mr_atomic_write() - store a 64-bit word of an MR in one go
+ * @rxe: the device
+ * @key: the rkey
+ * @pd: the QP's PD
+ * @iova: address of the word
+ * @val: the 8 bytes to store, in memory order
+ *
+ * An ATOMIC_WRITE: needs IB_ACCESS_REMOTE_WRITE over the 8 bytes; a reader
+ * sees the old word or the new one, and ATOMICs of this module see it
+ * between theirs.
+ *
+ * Context: bottom halves off, or process context.
+ * Return: 0, -EACCES (refused) or -EINVAL (the word is not aligned in
+ * memory).
+ */
+int rxe_mr_atomic_write(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
+			u64 iova, u64 val)
+{
+	struct rxe_mr_atomic_args a = {
+		.store = true,
+		.swap_add = val,
+	};
+
+	return rxe_mr_do(rxe, key, pd, IB_ACCESS_REMOTE_WRITE, iova,
+			 sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
 }
 
 /**

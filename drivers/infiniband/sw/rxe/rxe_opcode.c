@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The opcode table: for every BTH opcode, the headers it carries and what
- * it means, after the IBTA's opcode list (vol. 1, table 38).  Pure code,
+ * it means, after the IBTA's opcode list (vol. 1, table 38) and, for
+ * ATOMIC_WRITE, the memory placement extensions (annex A19).  Pure code,
  * shared with the user-space unit tests.
  */
 #include "rxe_hdr.h"
@@ -68,6 +69,10 @@ static const struct rxe_op_desc rxe_ops[32] = {
 				    TP_RC | SEND_REQ | RXE_MASK_LAST | RXE_MASK_IETH },
 	[RXE_OP_SEND_ONLY_INV]	= { "SEND_ONLY_WITH_INVALIDATE",
 				    TP_RC | SEND_REQ | RXE_MASK_ONLY | RXE_MASK_IETH },
+	/* answered by an RDMA_READ_RESPONSE_ONLY without payload */
+	[RXE_OP_ATOMIC_WRITE]	= { "ATOMIC_WRITE",
+				    TP_RC | RXE_MASK_REQ | RXE_MASK_ATOMIC_WRITE |
+				    RXE_MASK_PAYLOAD | RXE_MASK_ONLY | RXE_MASK_RETH },
 };
 
 /* Header bytes of each RXE_MASK_* header bit, in wire order. */

@@ -6,19 +6,13 @@
  * on the last packet of a message (and every RXE_ACK_EVERY packets).
  *
  * RC limits: at most RXE_MAX_UNACKED_PSNS PSNs in flight, at most
- * max_rd_atomic RDMA READs and ATOMICs outstanding, and IB_SEND_FENCE
+ * max_rd_atomic RDMA READs, ATOMICs and ATOMIC_WRITEs outstanding (each
+ * waits for its response, rxe_wr_is_rd_atomic()), and IB_SEND_FENCE
  * waits for the outstanding ones.  UD and UC messages are done once sent;
  * a UD message larger than the MTU is done without being sent.
  * Local operations (IB_WR_REG_MR, IB_WR_LOCAL_INV) execute in SQ order.
  */
 #include "rxe.h"
-
-static bool rxe_wqe_is_rd_atomic(const struct rxe_sq_entry *wqe)
-{
-	return wqe->opcode == IB_WR_RDMA_READ ||
-	       wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 /* Packets (and PSNs) a message uses. */
 static u32 rxe_wqe_npkts(const struct rxe_qp *qp,
@@ -69,6 +63,8 @@ static u8 rxe_req_opcode(const struct rxe_qp *qp,
 		return RXE_OPCODE(tp, RXE_OP_READ_REQUEST);
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		return RXE_OPCODE(tp, RXE_OP_CMP_SWAP);
+	case IB_WR_ATOMIC_WRITE:
+		return RXE_OPCODE(tp, RXE_OP_ATOMIC_WRITE);
 	default:
 		return RXE_OPCODE(tp, RXE_OP_FETCH_ADD);
 	}
@@ -114,12 +110,14 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 	u8 opcode, *bth, *h;
 	int ret;
 
-	if (wqe->opcode != IB_WR_RDMA_READ && !rxe_wqe_is_rd_atomic(wqe))
+	/* READ requests and CMP_SWAP/FETCH_ADD carry no payload */
+	if (!rxe_wr_is_rd_atomic(wqe->opcode) ||
+	    wqe->opcode == IB_WR_ATOMIC_WRITE)
 		n = min(wqe->length - wqe->sent, qp->mtu);
 	opcode = rxe_req_opcode(qp, wqe, n);
 	mask = rxe_opcode_mask(opcode);
 	hdr_len = rxe_opcode_hdr_len(mask);
-	last = (mask & RXE_MASK_LAST) || rxe_wqe_is_rd_atomic(wqe);
+	last = (mask & RXE_MASK_LAST) || rxe_wr_is_rd_atomic(wqe->opcode);
 	ackreq = qp->type_mask == RXE_MASK_RC &&
 		 (last || ++qp->req.noack >= RXE_ACK_EVERY);
 	if (ackreq)
@@ -169,7 +167,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 						  rxe_qpn(qp), dqpn) :
 			       qp->src_port, skb);
 
-	if (rxe_wqe_is_rd_atomic(wqe)) {
+	if (rxe_wr_is_rd_atomic(wqe->opcode)) {
 		qp->req.rd_atomic++;
 		qp->req.psn = rxe_psn_add(wqe->last_psn, 1);
 		wqe->state = RXE_WQE_SENT;
@@ -269,7 +267,7 @@ int rxe_req_process(struct rxe_qp *qp)
 			continue;
 		}
 		if (qp->type_mask == RXE_MASK_RC) {
-			if (rxe_wqe_is_rd_atomic(wqe) &&
+			if (rxe_wr_is_rd_atomic(wqe->opcode) &&
 			    qp->req.rd_atomic >= max_t(u32, 1, qp->attr.max_rd_atomic))
 				break;
 			if (rxe_psn_diff(qp->req.psn, qp->comp.psn) >=

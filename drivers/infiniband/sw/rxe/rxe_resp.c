@@ -11,9 +11,9 @@
  * (rxe_resp_process()).  RC: an expected PSN executes the request and is
  * acknowledged when the requester asked; a later PSN gets one sequence
  * NAK until the gap is filled; an earlier one is a duplicate (SEND/WRITE:
- * ACK again; READ and ATOMIC: answered again only if one of the QP's
- * max_dest_rd_atomic responder resources remembers the request, else
- * dropped).  A SEND without a receive WQE gets an RNR NAK; a bad key,
+ * ACK again; READ, ATOMIC and ATOMIC_WRITE: answered again only if one of
+ * the QP's max_dest_rd_atomic responder resources remembers the request,
+ * else dropped).  A SEND without a receive WQE gets an RNR NAK; a bad key,
  * length or rights a NAK that also moves the QP to error.  UC: no
  * acknowledgements; a gap drops the rest of the message.
  *
@@ -236,7 +236,7 @@ static void rxe_resp_read_start(struct rxe_qp *qp, u32 rkey, u64 va, u32 len,
 	};
 }
 
-/* The READ or ATOMIC executed whose PSNs include @psn, if remembered. */
+/* The READ or ATOMIC(_WRITE) executed whose PSNs include @psn, if remembered. */
 static struct rxe_rd_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 {
 	struct rxe_rd_res *res;
@@ -252,10 +252,11 @@ static struct rxe_rd_res *rxe_resp_find_res(struct rxe_qp *qp, u32 psn)
 }
 
 /*
- * Remember a READ or ATOMIC for its duplicates, in one of the QP's
- * max_dest_rd_atomic slots; the oldest is forgotten first.
+ * Remember a READ, ATOMIC or ATOMIC_WRITE (@op, its RXE_OP_*) for its
+ * duplicates, in one of the QP's max_dest_rd_atomic slots; the oldest is
+ * forgotten first.
  */
-static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, bool atomic,
+static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, u8 op,
 					   u32 first_psn, u32 last_psn)
 {
 	u32 slots = qp->attr.max_dest_rd_atomic;
@@ -264,7 +265,7 @@ static struct rxe_rd_res *rxe_resp_new_res(struct rxe_qp *qp, bool atomic,
 	qp->resp.res_head = (qp->resp.res_head + 1) % slots;
 	memset(res, 0, sizeof(*res));
 	res->valid = true;
-	res->atomic = atomic;
+	res->op = op;
 	res->first_psn = first_psn;
 	res->last_psn = last_psn;
 	return res;
@@ -314,7 +315,7 @@ static void rxe_resp_read_new(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
 		return;
 	}
-	res = rxe_resp_new_res(qp, false, pkt->psn,
+	res = rxe_resp_new_res(qp, RXE_OP_READ_REQUEST, pkt->psn,
 			       rxe_psn_add(pkt->psn,
 					   rxe_resp_npkts(qp, len) - 1));
 	res->va = va;
@@ -338,7 +339,7 @@ static bool rxe_resp_read_dup(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	u64 va = rxe_reth_va(reth), skip;
 	struct rxe_rd_res *res = rxe_resp_find_res(qp, pkt->psn);
 
-	if (!res || res->atomic)
+	if (!res || res->op != RXE_OP_READ_REQUEST)
 		return false;
 	skip = (u64)rxe_psn_diff(pkt->psn, res->first_psn) * qp->mtu;
 	if (rkey != res->rkey || va != res->va + skip ||
@@ -372,11 +373,48 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 			       pkt->psn);
 		return false;
 	}
-	res = rxe_resp_new_res(qp, true, pkt->psn, pkt->psn);
+	res = rxe_resp_new_res(qp, pkt->opcode & 0x1f, pkt->psn, pkt->psn);
 	res->orig = orig;
 	qp->resp.msn++;
 	rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
 			  RXE_AETH_ACK | RXE_AETH_NO_CREDITS, pkt->psn, &orig);
+	return true;
+}
+
+/*
+ * An ATOMIC_WRITE: its 8 bytes are stored in one go, never torn, and it
+ * is answered like a READ of nothing (an RDMA_READ_RESPONSE_ONLY without
+ * payload) once they are in place.
+ */
+static bool rxe_resp_atomic_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
+{
+	const u8 *reth = rxe_pkt_ext(pkt, RXE_MASK_RETH);
+	u64 va = rxe_reth_va(reth), val;
+	int ret;
+
+	if (!rxe_resp_rd_atomic_ok(qp, pkt, IB_ACCESS_REMOTE_WRITE))
+		return false;
+	if (rxe_reth_len(reth) != sizeof(u64) || pkt->paylen != sizeof(u64) ||
+	    (va & 7)) {
+		ibdev_dbg(&qp->rxe->ib_dev,
+			  "QP %#x: ATOMIC_WRITE of %u bytes (%u carried) at %#llx refused\n",
+			  rxe_qpn(qp), rxe_reth_len(reth), pkt->paylen, va);
+		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
+		return false;
+	}
+	memcpy(&val, rxe_pkt_payload(pkt), sizeof(val));
+	ret = rxe_mr_atomic_write(qp->rxe, rxe_reth_rkey(reth), qp->ibqp.pd,
+				  va, val);
+	if (ret) {
+		rxe_resp_fatal(qp, ret == -EINVAL ? RXE_NAK_INVALID_REQ :
+						    RXE_NAK_REM_ACCESS,
+			       pkt->psn);
+		return false;
+	}
+	rxe_resp_new_res(qp, RXE_OP_ATOMIC_WRITE, pkt->psn, pkt->psn);
+	qp->resp.msn++;
+	rxe_resp_send_ack(qp, RXE_OP_READ_RESP_ONLY,
+			  RXE_AETH_ACK | RXE_AETH_NO_CREDITS, pkt->psn, NULL);
 	return true;
 }
 
@@ -387,14 +425,21 @@ static bool rxe_resp_duplicate(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 
 	if (pkt->mask & RXE_MASK_READ)
 		return rxe_resp_read_dup(qp, pkt);
-	if (pkt->mask & RXE_MASK_ATOMIC) {
+	if (pkt->mask & (RXE_MASK_ATOMIC | RXE_MASK_ATOMIC_WRITE)) {
+		/* executed once: its response is sent again, never the op */
 		res = rxe_resp_find_res(qp, pkt->psn);
-		if (!res || !res->atomic || res->first_psn != pkt->psn)
+		if (!res || res->op != (pkt->opcode & 0x1f) ||
+		    res->first_psn != pkt->psn)
 			return false;
 		rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
-		rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
-				  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
-				  pkt->psn, &res->orig);
+		if (pkt->mask & RXE_MASK_ATOMIC_WRITE)
+			rxe_resp_send_ack(qp, RXE_OP_READ_RESP_ONLY,
+					  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
+					  pkt->psn, NULL);
+		else
+			rxe_resp_send_ack(qp, RXE_OP_ATOMIC_ACK,
+					  RXE_AETH_ACK | RXE_AETH_NO_CREDITS,
+					  pkt->psn, &res->orig);
 		return true;
 	}
 	rxe_count(qp->rxe, RXE_CNT_DUP_REQ);
@@ -662,11 +707,14 @@ void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb)
 		ok = rxe_resp_send(qp, pkt);
 	else if (pkt->mask & RXE_MASK_WRITE)
 		ok = rxe_resp_write(qp, pkt);
+	else if (pkt->mask & RXE_MASK_ATOMIC_WRITE)
+		ok = rxe_resp_atomic_write(qp, pkt);
 	else
 		ok = rxe_resp_atomic(qp, pkt);
 	if (ok) {
 		qp->resp.psn = rxe_psn_add(pkt->psn, 1);
-		if (rc && !(pkt->mask & RXE_MASK_ATOMIC) &&
+		/* ATOMIC and ATOMIC_WRITE sent their own response */
+		if (rc && !(pkt->mask & (RXE_MASK_ATOMIC | RXE_MASK_ATOMIC_WRITE)) &&
 		    rxe_bth_ackreq(pkt->hdr))
 			rxe_resp_ack(qp, pkt->psn);
 	}

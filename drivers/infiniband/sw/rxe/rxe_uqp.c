@@ -223,6 +223,9 @@ static int rxe_uqp_import_wqe(struct rxe_qp *qp, const struct rxe_send_wqe *hdr,
 		wqe->imm_or_inv = wr->ex.invalidate_rkey;
 	else	/* kept in wire order */
 		wqe->imm_or_inv = (__force u32)wr->ex.imm_data;
+	/* librxe puts an ATOMIC_WRITE's 8 bytes where inline data goes */
+	if (wqe->opcode == IB_WR_ATOMIC_WRITE)
+		wqe->send_flags |= IB_SEND_INLINE;
 	ret = rxe_uqp_import_data(qp, hdr, tail, wqe);
 	if (ret)
 		return ret;
@@ -240,6 +243,10 @@ static int rxe_uqp_import_wqe(struct rxe_qp *qp, const struct rxe_send_wqe *hdr,
 				   READ_ONCE(qp->attr.qkey) :
 				   wr->wr.ud.remote_qkey;
 		break;
+	case IB_WR_ATOMIC_WRITE:
+		if (wqe->length != sizeof(u64))
+			return -EINVAL;
+		fallthrough;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:

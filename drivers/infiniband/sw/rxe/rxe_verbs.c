@@ -145,8 +145,8 @@ static int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
  * @qp: the QP; a user QP's opcodes come from its ring, as any u32
  * @op: IB_WR_*
  *
- * Memory windows, TSO, flushes and ATOMIC_WRITE are not offered, and
- * IB_WR_REG_MR (which names a kernel MR) only to kernel QPs.
+ * Memory windows, TSO and flushes are not offered, and IB_WR_REG_MR
+ * (which names a kernel MR) only to kernel QPs.
  *
  * Return: true if it may.
  */
@@ -166,6 +166,7 @@ bool rxe_opcode_ok(const struct rxe_qp *qp, u32 op)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
+	case IB_WR_ATOMIC_WRITE:
 		return qp->type_mask == RXE_MASK_RC;
 	default:
 		return false;
@@ -239,6 +240,13 @@ static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_WRITE:
+		/* an RDMA WRITE of exactly 8 bytes, stored at once */
+		if (len != sizeof(u64))
+			return -EINVAL;
 		wqe->remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->rkey = rdma_wr(wr)->rkey;
 		break;

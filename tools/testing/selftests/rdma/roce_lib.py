@@ -72,6 +72,7 @@ OPS = {
     0x14: (RC, False, (ATMETH,)),         # FETCH_ADD
     0x16: (RC, True, (IETH,)),            # SEND_LAST_INV
     0x17: (RC, True, (IETH,)),            # SEND_ONLY_INV
+    0x1d: (RC, True, (RETH,)),            # ATOMIC_WRITE
 }
 
 

@@ -150,9 +150,10 @@ for t in send_wr send_sge recv_sge recv_wr; do
 	PYVERBS_PASS+=" test_qp.QPTest.test_create_raw_qp_ex_with_illegal_caps_max_$t"
 done
 PYVERBS_PASS+=" test_qp.QPTest.test_query_data_in_order test_qp.QPTest.test_modify_ud_qp"
-# test_qpex: all but XRC (no XRC domains), BIND_MW (no memory windows) and
-# ATOMIC_WRITE (not implemented); stock passes the latter two
-for t in qp_ex_rc_atomic_cmp_swp qp_ex_rc_atomic_fetch_add qp_ex_rc_rdma_read \
+# test_qpex: all but XRC (no XRC domains) and BIND_MW (no memory windows;
+# stock passes it)
+for t in qp_ex_rc_atomic_cmp_swp qp_ex_rc_atomic_fetch_add qp_ex_rc_atomic_write \
+	qp_ex_rc_rdma_read \
 	qp_ex_rc_rdma_read_zero_size qp_ex_rc_rdma_write qp_ex_rc_rdma_write_imm \
 	qp_ex_rc_rdma_write_zero_length qp_ex_rc_send qp_ex_rc_send_imm \
 	qp_ex_ud_send qp_ex_ud_send_imm qp_ex_ud_zero_size full_rq_bad_flow \
@@ -409,9 +410,9 @@ devinfo_fields() {
 #     CHANGE_PHY_PORT (one port: nothing to move a QP to), SRQ_RESIZE
 #     (modify_srq refuses a new max_wr), MEM_WINDOW and MEM_WINDOW_TYPE_2B
 #     (no memory windows) are not claimed.
-#   device_cap_flags_ex: the same, and FLUSH_GLOBAL, FLUSH_PERSISTENT and
-#     ATOMIC_WRITE (stock's "Unknown flags: 0x1C000000000"): no FLUSH or
-#     ATOMIC_WRITE opcodes.
+#   device_cap_flags_ex: the same, and FLUSH_GLOBAL and FLUSH_PERSISTENT
+#     (in stock's "Unknown flags: 0x1C000000000"): no FLUSH opcode.  Both
+#     claim ATOMIC_WRITE (bit 40).
 #   port_cap_flags: CM_SUP, which stock rxe sets on its own; the project
 #     has no connection manager (ib_cm) yet.
 DEVINFO_VARIES="node_guid sys_image_guid GID[0-9]+
@@ -420,9 +421,9 @@ DEVINFO_VARIES="node_guid sys_image_guid GID[0-9]+
 # The bits of stock's flags the project's rdma_rxe does not claim, as
 # explained above: AUTO_PATH_MIG, CHANGE_PHY_PORT, SRQ_RESIZE, MEM_WINDOW,
 # MEM_WINDOW_TYPE_2B (bits 4, 5, 13, 17, 24); FLUSH_GLOBAL,
-# FLUSH_PERSISTENT, ATOMIC_WRITE (38, 39, 40); CM_SUP (16).
+# FLUSH_PERSISTENT (38, 39); CM_SUP (16).
 DEVINFO_UNCLAIMED="device_cap_flags 0x1022030
-device_cap_flags_ex 0x1c001022030
+device_cap_flags_ex 0xc001022030
 port_cap_flags 0x10000"
 
 # devinfo_value FILE FIELD: the first word of FIELD's value
