@@ -639,7 +639,10 @@ struct rxe_rd_stream {
  *	@state_lock); the receive path reads the path's addresses through it
  *	without taking the lock
  * @state: IB QP state; read without the lock with READ_ONCE
- * @attr: the attributes of modify_qp() that query_qp() reports
+ * @attr: the attributes of modify_qp() that query_qp() reports;
+ *	@attr.sq_draining is set by a move from RTS to SQD and cleared when
+ *	the engine finds the SQ drained (and raises IB_EVENT_SQ_DRAINED) or
+ *	the QP leaves SQD
  * @type_mask: RXE_MASK_RC/UC/UD
  * @mtu: path MTU in bytes
  * @av: RC/UC: the destination path
@@ -719,6 +722,7 @@ struct rxe_qp {
 		u32		psn;		/* next PSN to send */
 		u32		noack;		/* packets since the last AckReq */
 		u32		rd_atomic;	/* READ/ATOMIC outstanding */
+		u32		started;	/* one past the last WQE begun */
 		bool		rnr_wait;	/* waiting for @rnr_timer */
 	} req;
 
@@ -736,6 +740,7 @@ struct rxe_qp {
 		bool		in_send;	/* a multi-packet SEND is open */
 		bool		in_write;	/* a multi-packet WRITE is open */
 		bool		have_wqe;	/* @wqe is taken from the RQ */
+		bool		comm_est;	/* IB_EVENT_COMM_EST raised */
 		struct rxe_rq_entry wqe;	/* receive WQE of the open SEND */
 		struct ib_sge	sge[RXE_MAX_SGE];
 		u32		offset;		/* bytes of it filled */

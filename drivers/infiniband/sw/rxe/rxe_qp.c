@@ -156,6 +156,24 @@ void rxe_qp_flush(struct rxe_qp *qp)
 	rxe_flush_rq(qp);
 }
 
+/*
+ * In SQD: once every WQE the requester had begun is retired, the SQ is
+ * drained; the first time after a move from RTS, its owner is told.
+ */
+static void rxe_qp_sq_drained(struct rxe_qp *qp)
+{
+	bool tell;
+
+	if ((s32)(qp->sq.tail - qp->req.started) < 0)
+		return;
+	spin_lock_bh(&qp->state_lock);
+	tell = qp->state == IB_QPS_SQD && qp->attr.sq_draining;
+	qp->attr.sq_draining = 0;
+	spin_unlock_bh(&qp->state_lock);
+	if (tell)
+		rxe_qp_async_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
 /* One pass over the QP's inputs; true if it did anything. */
 static bool rxe_qp_step(struct rxe_qp *qp)
 {
@@ -191,6 +209,8 @@ static bool rxe_qp_step(struct rxe_qp *qp)
 		rxe_comp_retire(qp);
 		progress = true;
 	}
+	if (state == IB_QPS_SQD)
+		rxe_qp_sq_drained(qp);
 	return progress;
 }
 
@@ -895,6 +915,11 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->src_port = rdma_get_udp_sport(qp->av.flow_label,
 						  rxe_qpn(qp),
 						  qp->attr.dest_qp_num);
+	/* SQD drains the SQ; the engine reports the end (rxe_qp_sq_drained()) */
+	if (next != IB_QPS_SQD)
+		qp->attr.sq_draining = 0;
+	else if (cur == IB_QPS_RTS)
+		qp->attr.sq_draining = 1;
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 	WRITE_ONCE(qp->state, next);
@@ -904,7 +929,9 @@ int rxe_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		kfree(res);
 	}
 
-	if (next == IB_QPS_ERR)
+	/* flush; tell of a drained SQ; or send what waited in SQD */
+	if (next == IB_QPS_ERR || (next != cur && (next == IB_QPS_SQD ||
+						   next == IB_QPS_RTS)))
 		rxe_qp_run(qp);
 	return 0;
 }

@@ -11,6 +11,8 @@
  * waits for the outstanding ones.  UD and UC messages are done once sent;
  * a UD message larger than the MTU is done without being sent.
  * Local operations (IB_WR_REG_MR, IB_WR_LOCAL_INV) execute in SQ order.
+ * In SQD the requester finishes (and resends) the WQEs it has begun, and
+ * begins no other.
  */
 #include "rxe.h"
 
@@ -207,6 +209,13 @@ static void rxe_req_local_op(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 	wqe->status = ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
 
+/* The WQE at req.idx is begun: SQD lets it finish (rxe_qp_sq_drained()). */
+static void rxe_req_begin(struct rxe_qp *qp)
+{
+	if ((s32)(qp->req.idx - qp->req.started) >= 0)
+		qp->req.started = qp->req.idx + 1;
+}
+
 /**
  * rxe_req_process() - send what the SQ and the RC limits allow
  * @qp: the QP; called by its engine only
@@ -244,10 +253,14 @@ int rxe_req_process(struct rxe_qp *qp)
 			done++;
 			continue;
 		}
+		if (state == IB_QPS_SQD &&
+		    (s32)(qp->req.idx - qp->req.started) >= 0)
+			break;
 		if ((wqe->send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
 			break;
 		if (wqe->opcode == IB_WR_REG_MR ||
 		    wqe->opcode == IB_WR_LOCAL_INV) {
+			rxe_req_begin(qp);
 			rxe_req_local_op(qp, wqe);
 			qp->req.idx++;
 			done++;
@@ -280,6 +293,7 @@ int rxe_req_process(struct rxe_qp *qp)
 						    rxe_wqe_npkts(qp, wqe) - 1);
 			wqe->sent = 0;
 			wqe->state = RXE_WQE_SENDING;
+			rxe_req_begin(qp);
 		}
 		if (rxe_req_send_pkt(qp, wqe)) {
 			if (qp->type_mask == RXE_MASK_RC) {

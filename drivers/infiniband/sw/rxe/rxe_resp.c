@@ -653,6 +653,11 @@ void rxe_resp_process(struct rxe_qp *qp, struct sk_buff *skb)
 		rxe_drop(qp->rxe, skb, RXE_DROP_STATE);
 		return;
 	}
+	/* The first request a QP in RTR takes: its connection is up. */
+	if (!qp->resp.comm_est && READ_ONCE(qp->state) == IB_QPS_RTR) {
+		qp->resp.comm_est = true;
+		rxe_qp_async_event(qp, IB_EVENT_COMM_EST);
+	}
 	diff = rxe_psn_diff(pkt->psn, qp->resp.psn);
 	if (!rc && diff) {
 		/* UC: resynchronise on the packet, losing the open message. */

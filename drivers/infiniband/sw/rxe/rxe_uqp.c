@@ -299,7 +299,8 @@ static void rxe_uqp_import(struct rxe_qp *qp, u32 index)
  * @qp: a user QP
  *
  * Below RTS a user QP takes no doorbell, as stock rxe: the caller gets
- * -EINVAL.  In SQD, SQE and ERR it does: the engine sends, or flushes.
+ * -EINVAL.  In SQD, SQE and ERR it does: the engine sends (from SQD on,
+ * once the QP is back in RTS), or flushes.
  *
  * Context: process context (POST_SEND).
  * Return: 0 or -EINVAL.

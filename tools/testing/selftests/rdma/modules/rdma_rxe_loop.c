@@ -501,6 +501,7 @@ int lt_post_send(struct ib_qp *qp, const struct lt_wr *w,
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_WRITE:
 		u.rdma.remote_addr = w->raddr;
 		u.rdma.rkey = w->rkey;
 		break;
@@ -1554,7 +1555,7 @@ out:
 }
 
 /* Wait until @e has seen @n QP events (or the timeout). */
-static int lt_qp_events_wait(struct lt_end *e, int n)
+int lt_qp_events_wait(struct lt_end *e, int n)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(LT_WAIT_MS);
 
@@ -1806,6 +1807,9 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "limit_mcast", limit_mcast },
 	{ "limit_mr_page_sizes", limit_mr_page_sizes },
 	{ "pd_usecnt_zero", pd_usecnt_zero },
+	{ "rc_atomic_write", rc_atomic_write },
+	{ "rc_sqd_drains", rc_sqd_drains },
+	{ "rc_comm_est", rc_comm_est },
 };
 
 static void lt_fini(void)

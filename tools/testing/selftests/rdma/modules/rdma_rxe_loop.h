@@ -185,6 +185,7 @@ bool lt_send_recv(struct rdma_ktap_ctx *ctx, struct lt_end *from,
 		  struct lt_end *to, enum ib_wr_opcode op, u32 len, u32 seed,
 		  struct ib_wc *rwc);
 bool lt_qp_state_wait(struct lt_end *e, enum ib_qp_state state);
+int lt_qp_events_wait(struct lt_end *e, int n);
 
 /* The cases of rdma_rxe_guard.c */
 void rc_forged_source(struct rdma_ktap_ctx *ctx);
@@ -206,5 +207,10 @@ void limit_rd_atomic(struct rdma_ktap_ctx *ctx);
 void limit_res_rd_atom(struct rdma_ktap_ctx *ctx);
 void limit_mcast(struct rdma_ktap_ctx *ctx);
 void limit_mr_page_sizes(struct rdma_ktap_ctx *ctx);
+
+/* The cases of rdma_rxe_qp_events.c */
+void rc_atomic_write(struct rdma_ktap_ctx *ctx);
+void rc_sqd_drains(struct rdma_ktap_ctx *ctx);
+void rc_comm_est(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */

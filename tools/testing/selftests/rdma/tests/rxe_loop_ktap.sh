@@ -14,7 +14,9 @@
 # responder resources, a 1 MiB READ, an AH of another PD) and the limits
 # query_device() reports (rdma_rxe_limits.c: AHs, QP and SRQ depths, SRQ
 # scatter entries, READs outstanding, responder resources, multicast
-# groups and their QPs, MR page sizes; each reached, one past refused).
+# groups and their QPs, MR page sizes; each reached, one past refused)
+# and QP operations and events (rdma_rxe_qp_events.c: ATOMIC_WRITE, the SQ
+# drained in SQD and IB_EVENT_SQ_DRAINED, IB_EVENT_COMM_EST in RTR).
 # The port counters must have moved by at least the traffic the module
 # reports (drop_path by the packets it forged); then rxe0 must hold no
 # object (check_rxe_no_objects) and every module must unload.
