@@ -4,9 +4,10 @@
 # RC queue pairs between the kernel test ULP (ulp/rdma_rc_ulp.c) on two
 # guests.  The active end runs the ULP's cases (SEND across the path MTU,
 # SEND with immediate, RDMA WRITE (+immediate) read back with multi-packet
-# RDMA READs, FETCH_AND_ADD and CMP_AND_SWP, an RNR NAK and its retry,
-# SEND with invalidate and re-registration, local REG_MR/LOCAL_INV, a
-# round-trip time and a WRITE stream); the passive end echoes and answers.
+# RDMA READs, FETCH_AND_ADD and CMP_AND_SWP, ATOMIC_WRITE (inline) read
+# back, an RNR NAK and its retry, SEND with invalidate and
+# re-registration, local REG_MR/LOCAL_INV, a round-trip time and a WRITE
+# stream); the passive end echoes and answers.
 # The two ends exchange "QPN PSN RKEY ADDR" over TCP (busybox nc).
 #
 # Guest a runs the project's stack, guest b Debian's stock one; rounds:

@@ -554,6 +554,34 @@ static int ulp_atomic(struct ulp_ctx *c, enum ib_wr_opcode op, u64 cmp_add,
 	return ret;
 }
 
+/* ATOMIC_WRITE @val to the peer's word, as inline data. */
+static int ulp_atomic_write(struct ulp_ctx *c, u64 val)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)&val,
+		.length = sizeof(val),
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_ATOMIC_WRITE,
+			.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = c->peer.addr + ULP_ATOMIC_OFF,
+		.rkey = c->peer.rkey,
+	};
+	struct ulp_wait *w = &c->w_tx;
+	int ret;
+
+	if (c->broken)
+		return -ECANCELED;
+	ulp_wait_init(w);
+	wr.wr.wr_cqe = &w->cqe;
+	ret = ib_post_send(c->qp, &wr.wr, NULL);
+	return ret ?: ulp_wait(c, w, "atomic write");
+}
+
 static int ulp_read_word(struct ulp_ctx *c, u64 *v)
 {
 	int ret = ulp_read(c, ULP_ATOMIC_OFF, sizeof(u64));
@@ -588,6 +616,18 @@ static void ulp_case_atomics(struct ulp_ctx *c)
 	if (!ret && v != swap)
 		ret = -EBADMSG;
 	ulp_result(c, ret, "RDMA READ sees the swapped word (%#llx)", v);
+	ret = ulp_atomic_write(c, ~swap);
+	if (!ret)
+		ret = ulp_read_word(c, &v);
+	if (!ret && v != ~swap)
+		ret = -EBADMSG;
+	ulp_result(c, ret, "ATOMIC_WRITE stores the word, RDMA READ sees it (%#llx)",
+		   v);
+	ret = ulp_atomic(c, IB_WR_ATOMIC_FETCH_AND_ADD, 1, 0, &v);
+	if (!ret && v != ~swap)
+		ret = -EBADMSG;
+	ulp_result(c, ret, "FETCH_AND_ADD after it returns the written word (%#llx)",
+		   v);
 }
 
 /* SEND with invalidate of the peer's rkey: it answers old and new key. */
@@ -915,6 +955,8 @@ static int ulp_setup(struct ulp_ctx *c)
 			.max_recv_wr = ULP_RX_DEPTH + 4,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
+			/* ATOMIC_WRITE's 8 bytes: stock rxe takes them inline */
+			.max_inline_data = sizeof(u64),
 		},
 	};
 	struct ib_qp_attr qa = {};
