@@ -4,8 +4,10 @@
 # RC queue pairs between the kernel test ULP (ulp/rdma_rc_ulp.c) on two
 # guests.  The active end runs the ULP's cases (SEND across the path MTU,
 # SEND with immediate, RDMA WRITE (+immediate) read back with multi-packet
-# RDMA READs, FETCH_AND_ADD and CMP_AND_SWP, ATOMIC_WRITE (inline) read
-# back, an RNR NAK and its retry, SEND with invalidate and
+# RDMA READs, FETCH_AND_ADD and CMP_AND_SWP, ATOMIC_WRITE read back (only
+# from the project's stack: stock rxe 6.12 cannot post a kernel
+# ATOMIC_WRITE, it refuses inline data for it and takes the 8 bytes from
+# nowhere else), an RNR NAK and its retry, SEND with invalidate and
 # re-registration, local REG_MR/LOCAL_INV, a round-trip time and a WRITE
 # stream); the passive end echoes and answers.
 # The two ends exchange "QPN PSN RKEY ADDR" over TCP (busybox nc).
@@ -142,16 +144,19 @@ exchange() {
 # resp-psn).
 round() {
 	local r=$1 act=$2 drop=$3 dpsn=$4 p=$((PORT + 10 * $1)) peer
-	local mine_role=passive psn_arg=() c n counts
+	local mine_role=passive mod_args=() c n counts
 
 	[ "$RDMA_ROLE" = "$act" ] && mine_role=active
-	[ "$mine_role" = active ] && [ -n "$dpsn" ] && psn_arg=(psn="$dpsn")
+	[ "$mine_role" = active ] && [ -n "$dpsn" ] && mod_args=(psn="$dpsn")
+	# stock rxe cannot send a kernel ATOMIC_WRITE (see the ULP's parameter)
+	[ "$mine_role" = active ] && [ "$RDMA_STACK" = project ] &&
+		mod_args+=(atomic_write=1)
 	ktap_diag "round $r: $mine_role${drop:+, dropping ($drop)}"
 	dmesg -C
 	SNAP=$(counters_snapshot)
 	if [ "$mine_role" = active ]; then
 		STAGE=$(rc_stage) ktap_module_begin "$MOD" role=active \
-			dest="$PEER_IP" dmac="$PEER_MAC" "${psn_arg[@]}" || return 1
+			dest="$PEER_IP" dmac="$PEER_MAC" "${mod_args[@]}" || return 1
 	else
 		load_passive "$r" || return 1
 	fi
