@@ -195,7 +195,9 @@ wait_run() {
 # client); it fails when the program was stopped after its peer's ended,
 # hit its time limit or exited non-zero, else when CHECK ARG... LOG SECS
 # fails (SECS: the program's run time).  CHECK prints what the result says:
-# a summary of the run when it returns 0, why it failed when not.
+# a summary of the run when it returns 0, why it failed when not.  A
+# failed result also quotes the program's first error lines (else its
+# last lines).
 pair_run() {
 	local n=$1 srv=$2 port=$3 name=$4 desc=$5 check=$6
 	local sp=$((PAIR_SYNC_PORT + 3 * n)) side=client
@@ -279,7 +281,11 @@ pair_run() {
 		ok=1
 	fi
 	if [ -z "$ok" ]; then
-		tail=$(grep -vE 'address:|^[[:space:]-]*$' "$log" | tail -n 2 | paste -sd ' ' -)
+		# What the program said about it: its error lines, else its
+		# last lines.
+		tail=$(grep -iE "couldn|fail|error|invalid" "$log" | head -n 3 | paste -sd ' ' -)
+		[ -n "$tail" ] ||
+			tail=$(grep -vE 'address:|^[[:space:]-]*$' "$log" | tail -n 2 | paste -sd ' ' -)
 		ktap_fail "$desc" "${why:-$check failed}, $secs s${tail:+: $tail}"
 	fi
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -190,7 +190,7 @@ run_case() {
 	name=$prog-$kind-$size
 	[ $# -gt 5 ] && name+=$(printf '%s' "${@:6}" | tr -c 'a-zA-Z0-9' _)
 	pair_run "$n" "$srv" "$port" "$name" \
-		"$prog ${opts[*]} -n $iters, $kind GID ${GIDX[$kind]}, server $srv client $peer" \
+		"$prog${opts[*]:+ ${opts[*]}} -n $iters, $kind GID ${GIDX[$kind]}, server $srv client $peer" \
 		check_run "$kind" "$size" "$iters" -- \
 		"$prog" -d rxe0 -x "${GIDX[$kind]}" -p "$port" -n "$iters" "${opts[@]}"
 }
