@@ -299,7 +299,8 @@ pair_run() {
 
 # pair_cases LIST RUN: RUN N FIELDS... for each line LIST prints (its
 # fields, N counting from 0), with no standard input; then how long that
-# took and what the qdisc of $NETDEV saw, as diagnostics.
+# took, what the qdisc of $NETDEV saw and rxe0's counters (rdma statistic)
+# that are not 0, as diagnostics.
 pair_cases() {
 	local n=0 line start
 	local -a c list
@@ -313,6 +314,8 @@ pair_cases() {
 	done
 	ktap_diag "$n runs in $((SECONDS - start)) s"
 	ktap_diag "$NETDEV: $(tc -s qdisc show dev "$NETDEV" | head -n 2 | paste -sd ' ' -)"
+	ktap_diag "rxe0 counters not 0: $(rdma statistic show link rxe0/1 2>&1 |
+		awk '{ for (i = 3; i < NF; i += 2) if ($(i + 1) != "0") printf "%s=%s ", $i, $(i + 1) }')"
 }
 
 # user_objects: the objects resource tracking lists on rxe0 with an owner
