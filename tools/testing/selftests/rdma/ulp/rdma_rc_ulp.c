@@ -522,6 +522,21 @@ static int ulp_case_write(struct ulp_ctx *c, u32 off, u32 len, u32 imm)
 	return memcmp(c->rd, c->tx, len) ? -EBADMSG : 0;
 }
 
+/* Post @wr, signalled, and wait for its completion. */
+static int ulp_post_wait(struct ulp_ctx *c, struct ib_send_wr *wr,
+			 const char *what)
+{
+	struct ulp_wait *w = &c->w_tx;
+	int ret;
+
+	if (c->broken)
+		return -ECANCELED;
+	ulp_wait_init(w);
+	wr->wr_cqe = &w->cqe;
+	ret = ib_post_send(c->qp, wr, NULL);
+	return ret ?: ulp_wait(c, w, what);
+}
+
 /* One atomic operation on the peer's word; its result goes to @c->rd. */
 static int ulp_atomic(struct ulp_ctx *c, enum ib_wr_opcode op, u64 cmp_add,
 		      u64 swap, u64 *orig)
@@ -543,16 +558,8 @@ static int ulp_atomic(struct ulp_ctx *c, enum ib_wr_opcode op, u64 cmp_add,
 		.compare_add = cmp_add,
 		.swap = swap,
 	};
-	struct ulp_wait *w = &c->w_tx;
-	int ret;
+	int ret = ulp_post_wait(c, &wr.wr, "atomic");
 
-	if (c->broken)
-		return -ECANCELED;
-	ulp_wait_init(w);
-	wr.wr.wr_cqe = &w->cqe;
-	ret = ib_post_send(c->qp, &wr.wr, NULL);
-	if (!ret)
-		ret = ulp_wait(c, w, "atomic");
 	if (!ret)
 		*orig = *(u64 *)c->rd;
 	return ret;
@@ -575,15 +582,8 @@ static int ulp_atomic_write(struct ulp_ctx *c, u64 val)
 		.remote_addr = c->peer.addr + ULP_ATOMIC_OFF,
 		.rkey = c->peer.rkey,
 	};
-	struct ulp_wait *w = &c->w_tx;
-	int ret;
 
-	if (c->broken)
-		return -ECANCELED;
-	ulp_wait_init(w);
-	wr.wr.wr_cqe = &w->cqe;
-	ret = ib_post_send(c->qp, &wr.wr, NULL);
-	return ret ?: ulp_wait(c, w, "atomic write");
+	return ulp_post_wait(c, &wr.wr, "atomic write");
 }
 
 static int ulp_read_word(struct ulp_ctx *c, u64 *v)
