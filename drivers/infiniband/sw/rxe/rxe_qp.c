@@ -164,7 +164,9 @@ static void rxe_qp_sq_drained(struct rxe_qp *qp)
 {
 	bool tell;
 
-	if ((s32)(qp->sq.tail - qp->req.started) < 0)
+	/* told already, or not asked: no lock on every pass in SQD */
+	if (!READ_ONCE(qp->attr.sq_draining) ||
+	    (s32)(qp->sq.tail - qp->req.started) < 0)
 		return;
 	spin_lock_bh(&qp->state_lock);
 	tell = qp->state == IB_QPS_SQD && qp->attr.sq_draining;
