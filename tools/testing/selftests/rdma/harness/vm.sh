@@ -24,21 +24,6 @@ _rdma_kill_guests() {
 trap _rdma_kill_guests EXIT
 trap '_rdma_kill_guests; exit 130' INT TERM
 
-# A free TCP port on 127.0.0.1 for the QEMU socket wire.
-_rdma_free_port() {
-	local p
-
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		[ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-_rdma_port_listening() {
-	[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]
-}
-
 # _rdma_write_env FILE KEY=VALUE...
 _rdma_write_env() {
 	local f=$1 kv
@@ -52,7 +37,7 @@ _rdma_write_env() {
 
 rdma_run_guests() {
 	local script=$1 resdir=$2 nvms=$3 stack_a=$4 stack_b=$5 timeout=$6
-	local initrd port role i my_ip peer_ip my_mac peer_mac stack out deadline depmod_dir='' lock v
+	local initrd wire role i my_ip peer_ip my_mac peer_mac stack out deadline depmod_dir='' lock v
 	local -a roles pids cmd
 	local -A alive
 
@@ -68,7 +53,12 @@ rdma_run_guests() {
 	fi
 	exec {lock}>&-
 	[ -z "$RDMA_GUEST_FAIL" ] || return 1
-	port=$(_rdma_free_port) || { RDMA_GUEST_FAIL="no free TCP port"; return 1; }
+	# The wire is a Unix stream socket: no Nagle and no delayed ACK, which
+	# on a TCP socket held a frame that follows another for up to 45 ms
+	# (QEMU 7.2 sets TCP_NODELAY on the socket it connects, not on the one
+	# it accepts).
+	wire=$(mktemp -d "${TMPDIR:-/tmp}/rdma-wire.XXXXXX")/wire.sock ||
+		{ RDMA_GUEST_FAIL="cannot make the wire socket's folder"; return 1; }
 	roles=(a)
 	[ "$nvms" -ge 2 ] && roles=(a b)
 	rm -f "$resdir/wire.pcap" "$resdir"/serial-*.log
@@ -115,7 +105,7 @@ rdma_run_guests() {
 			-virtfs "local,path=${out//,/,,},mount_tag=rdmaout,security_model=none,multidevs=remap"
 			-device "virtio-net-pci,netdev=n0,mac=$my_mac")
 		if [ "$role" = a ]; then
-			cmd+=(-netdev "socket,id=n0,listen=127.0.0.1:$port")
+			cmd+=(-netdev "stream,id=n0,server=on,addr.type=unix,addr.path=${wire//,/,,}")
 			# RDMA_WIRE_DUMP=0: no pcap (make bench: writing every
 			# packet to a file costs QEMU time on the measured path).
 			[ "$nvms" -ge 2 ] && [ "${RDMA_WIRE_DUMP:-1}" != 0 ] &&
@@ -123,10 +113,10 @@ rdma_run_guests() {
 		else
 			# B connects to A's socket: wait until A's QEMU listens.
 			for _ in $(seq 100); do
-				_rdma_port_listening "$port" && break
+				[ -S "$wire" ] && break
 				sleep 0.1
 			done
-			cmd+=(-netdev "socket,id=n0,connect=127.0.0.1:$port")
+			cmd+=(-netdev "stream,id=n0,server=off,addr.type=unix,addr.path=${wire//,/,,}")
 		fi
 		"${cmd[@]}" >"$resdir/qemu-$role.log" 2>&1 </dev/null &
 		pids[i]=$!
@@ -166,6 +156,7 @@ rdma_run_guests() {
 		wait "${pids[i]}" 2>/dev/null
 	done
 	RDMA_QEMU_PIDS=()
+	rm -rf "$(dirname "$wire")"
 	for role in "${roles[@]}"; do
 		[ -n "${alive[$role]:-}" ] && continue
 		if [ ! -s "$resdir/$role/exit_code" ]; then

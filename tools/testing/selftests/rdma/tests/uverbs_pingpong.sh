@@ -50,15 +50,8 @@
 
 # The programs' TCP ports (one per run); the guests' own are the harness's.
 PP_PORT=18600
-# Iterations per program.  The QEMU wire holds back guest a's second
-# frame of a burst for about 45 ms (guest a's QEMU does not set
-# TCP_NODELAY on the socket it accepted: Nagle waits for b's delayed
-# ACK), and an RC exchange, or a multi-packet UC one, always has one:
-# they get fewer iterations to stay in time.
-declare -A ITERS=([rc]=100 [uc]=100 [ud]=200 [srq]=200)
-if [ -n "${PP_ITERS:-}" ]; then
-	ITERS=([rc]=$PP_ITERS [uc]=$PP_ITERS [ud]=$PP_ITERS [srq]=$PP_ITERS)
-fi
+# Iterations per program.
+ITERS=${PP_ITERS:-200}
 # Seconds one program may run.
 PAIR_TIMEOUT=${PP_TIMEOUT:-60}
 
@@ -115,7 +108,7 @@ check_run() {
 
 # run_case N PROG KIND SERVER OPTIONS...: this guest's side of run N.
 run_case() {
-	local n=$1 prog=ibv_$2_pingpong kind=$3 srv=$4 iters=${ITERS[$2]}
+	local n=$1 prog=ibv_$2_pingpong kind=$3 srv=$4 iters=$ITERS
 	local port=$((PP_PORT + n)) peer=a
 
 	[ "$srv" = a ] && peer=b
