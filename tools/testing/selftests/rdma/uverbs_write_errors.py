@@ -707,11 +707,11 @@ def cqs(fd, max_cqe, ncomp):
     return xhandle
 
 
-def resize_cq(fd, resp, handle, cqe, out_words=6):
+def resize_cq(fd, resp, handle, cqe, out_words=6, extra=b""):
     """Legacy RESIZE_CQ; resp has room for the core and rxe's mminfo."""
     return do_write(fd, legacy(CMD_RESIZE_CQ,
                                RESIZE_CQ.pack(resp.addr, handle, cqe),
-                               out_words))
+                               out_words, extra=extra))
 
 
 def map_cq_ring(fd, what, off, size, want_mask):
@@ -776,6 +776,9 @@ def resize_cqs(fd, pd, max_cqe):
                  resize_cq(fd, r, handle, 20, out_words=2), errno.EINVAL)
     expect_errno("RESIZE_CQ without room for the core response is ENOSPC",
                  resize_cq(fd, r, handle, 20, out_words=1), errno.ENOSPC)
+    expect_errno("RESIZE_CQ with non-zero driver request bytes is EINVAL",
+                 resize_cq(fd, r, handle, 20, extra=b"\1" + b"\0" * 7),
+                 errno.EINVAL)
 
     # 16 slots, producer 0: a consumer at 11 leaves slots 11..15 queued.
     cq_ring_queue(ring, 11, range(11, 16), 0x1000)
