@@ -167,6 +167,7 @@ int uverbs_cmd_destroy_ah(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_create_comp_channel(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_create_cq(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_ex_create_cq(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_resize_cq(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_req_notify_cq(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs);
 

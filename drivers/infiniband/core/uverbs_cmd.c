@@ -494,6 +494,12 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 		.resp_size = sizeof(struct ib_uverbs_create_cq_resp),
 		.udata = 1,
 	},
+	[IB_USER_VERBS_CMD_RESIZE_CQ] = {
+		.handler = uverbs_cmd_resize_cq,
+		.req_size = sizeof(struct ib_uverbs_resize_cq),
+		.resp_size = sizeof(struct ib_uverbs_resize_cq_resp),
+		.udata = 1,
+	},
 	[IB_USER_VERBS_CMD_DESTROY_CQ] = {
 		.handler = uverbs_cmd_destroy_cq,
 		.req_size = sizeof(struct ib_uverbs_destroy_cq),

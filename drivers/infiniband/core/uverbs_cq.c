@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Completion queues of user processes and their completion channels:
- * CREATE_COMP_CHANNEL, CREATE_CQ (legacy and extended), REQ_NOTIFY_CQ
- * and DESTROY_CQ.
+ * CREATE_COMP_CHANNEL, CREATE_CQ (legacy and extended), RESIZE_CQ,
+ * REQ_NOTIFY_CQ and DESTROY_CQ.
  *
  * A user CQ's uobject is a struct ib_ucq_object.  Its completion handler
  * (called by the provider in any context once the CQ is armed and a
@@ -276,6 +276,58 @@ int uverbs_cmd_ex_create_cq(struct uverbs_attr_bundle *attrs)
 		return err;
 	resp.response_length = min(sizeof(resp), attrs->core_out_len);
 	return uobj_respond_commit(attrs, uobj, &resp, sizeof(resp));
+}
+
+/**
+ * uverbs_cmd_resize_cq() - RESIZE_CQ
+ * @attrs: the command
+ *
+ * The CQ is held shared, as by any command that uses it: a destroy waits
+ * (-EBUSY) until the resize is over.  The provider keeps the completions
+ * not yet polled and answers its driver data (rxe: the new ring's
+ * mminfo); the core response is the size the CQ now has.
+ *
+ * Return: 0; -EINVAL for a size of 0 or above the device's max_cqe, or
+ * what the provider refuses (rxe: a size below the completions queued,
+ * no room for its answer); -ENOENT, -EINVAL or -EBUSY for the handle as
+ * uobj_get_shared() says; -EOPNOTSUPP for a provider that cannot resize;
+ * -EFAULT; the provider's error.
+ */
+int uverbs_cmd_resize_cq(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uverbs_resize_cq_resp resp = {};
+	struct ib_device *ib_dev = attrs->ib_dev;
+	struct ib_uverbs_resize_cq cmd;
+	struct ib_uobject *uobj;
+	struct ib_cq *cq;
+	int err;
+
+	err = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (!ib_dev->ops.resize_cq) {
+		ibdev_dbg(ib_dev, "uverbs: RESIZE_CQ: provider cannot resize\n");
+		return -EOPNOTSUPP;
+	}
+	uobj = uobj_get_shared(attrs->ufile, &uverbs_type_cq, cmd.cq_handle);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	cq = uobj->object;
+	if (!cmd.cqe || cmd.cqe > ib_dev->attrs.max_cqe) {
+		ibdev_dbg(ib_dev, "uverbs: RESIZE_CQ to %u entries (max %d)\n",
+			  cmd.cqe, ib_dev->attrs.max_cqe);
+		err = -EINVAL;
+	} else {
+		err = ib_dev->ops.resize_cq(cq, cmd.cqe, &attrs->driver_udata);
+	}
+	resp.cqe = cq->cqe;
+	uobj_put_shared(uobj);
+	if (err) {
+		ibdev_dbg(ib_dev, "uverbs: RESIZE_CQ to %u entries failed: %d\n",
+			  cmd.cqe, err);
+		return err;
+	}
+	return uverbs_response(attrs, &resp, sizeof(resp));
 }
 
 /**

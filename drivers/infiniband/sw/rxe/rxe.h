@@ -315,9 +315,11 @@ void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_dest *av);
  * struct rxe_cq - a completion queue
  * @ibcq: the core's CQ (first member)
  * @lock: the ring and @notify; spin_lock_irqsave (posted from softirq,
- *	polled from any context)
+ *	polled from any context).  A resize replaces @queue or @uring, with
+ *	@size, @head, @tail and ibcq.cqe, under it: whoever holds it sees
+ *	one ring whole, and the post path never writes to a replaced ring
  * @queue: ring of @size entries (a power of two)
- * @size: number of entries of @queue
+ * @size: number of entries of @queue (of @uring's slots for a user CQ)
  * @head: next entry to fill
  * @tail: next entry to poll
  * @notify: armed IB_CQ_NEXT_COMP / IB_CQ_SOLICITED, 0 when not armed
@@ -327,7 +329,7 @@ void rxe_ah_get_av(struct rxe_ah *ah, struct rxe_dest *av);
  */
 struct rxe_cq {
 	struct ib_cq		ibcq;
-	spinlock_t		lock;		/* the ring, notify, overflow */
+	spinlock_t		lock;		/* ring, its swap, notify, overflow */
 	struct ib_wc		*queue;
 	u32			size;
 	u32			head;

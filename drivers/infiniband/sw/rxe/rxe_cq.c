@@ -6,6 +6,10 @@
  * the completion handler is called after it is released.  A user CQ has
  * a ring shared with librxe instead (rxe_uring.c), which user space polls
  * itself.
+ *
+ * Resizing swaps the ring (or the kernel queue) under that same lock, so
+ * a completion is written either to the old ring before the move or to
+ * the new one after it, never lost between them.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -31,6 +35,15 @@ static void rxe_cq_event(struct rxe_cq *cq, enum ib_event_type type)
  */
 #define RXE_UWC_WITH_INV	BIT(3)
 
+/* The slot of a user ring that @index names, masked by the kernel's mask. */
+static struct ib_uverbs_wc *rxe_cq_slot(const struct rxe_uring *ring,
+					u32 index)
+{
+	return (struct ib_uverbs_wc *)(ring->buf->data +
+				       ((size_t)(index & ring->mask) <<
+					ring->log2_elem));
+}
+
 /* Write @wc into the user ring's slot @cq->head; cq->lock held. */
 static bool rxe_cq_user_put(struct rxe_cq *cq, const struct ib_wc *wc)
 {
@@ -42,9 +55,7 @@ static bool rxe_cq_user_put(struct rxe_cq *cq, const struct ib_wc *wc)
 	cons = smp_load_acquire(&ring->buf->consumer_index) & ring->mask;
 	if (((cq->head + 1) & ring->mask) == cons)
 		return false;
-	uwc = (struct ib_uverbs_wc *)(ring->buf->data +
-				      ((size_t)(cq->head & ring->mask) <<
-				       ring->log2_elem));
+	uwc = rxe_cq_slot(ring, cq->head);
 	*uwc = (struct ib_uverbs_wc) {
 		.wr_id = wc->wr_id,
 		.status = wc->status,
@@ -196,17 +207,87 @@ int rxe_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+/*
+ * Resize a user CQ to a new ring of @slots: its mminfo goes to user space
+ * first, then, under cq->lock, the completions user space has not consumed
+ * move in order to the start of the new ring and the new ring replaces
+ * the old.  The old ring's buffer lives on while user space still maps
+ * it (librxe unmaps it once it has mapped the new one); the kernel never
+ * writes to it again.  Only the kernel's own producer position and mask
+ * are trusted: the consumer index user space wrote is masked, so the
+ * count of queued entries is at most the old ring's capacity.
+ */
+static int rxe_cq_user_resize(struct rxe_cq *cq, u32 slots,
+			      struct ib_udata *udata)
 {
-	struct rxe_dev *rxe = to_rdev(ibcq->device);
-	struct rxe_cq *cq = to_rcq(ibcq);
+	struct rxe_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct rxe_ucontext, ibuc);
+	struct ib_device *dev = cq->ibcq.device;
+	struct rxe_resize_cq_resp resp = {};
+	struct rxe_uring *ring, *old;
+	unsigned long flags;
+	u32 cons, n, i;
+	int ret;
+
+	if (!uc) {
+		ibdev_dbg(dev, "user CQ resize without a user context\n");
+		return -EINVAL;
+	}
+	if (udata->outlen < sizeof(resp) ||
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(dev, "user CQ resize: driver data %zu in, %zu out refused\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
+	ring = rxe_uring_new(uc, slots, sizeof(struct ib_uverbs_wc));
+	if (IS_ERR(ring)) {
+		ibdev_dbg(dev, "user CQ resize: no ring of %u slots\n", slots);
+		return PTR_ERR(ring);
+	}
+	rxe_uring_mminfo(ring, &resp.mi);
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret) {
+		ibdev_dbg(dev, "user CQ resize: response not written\n");
+		goto free;
+	}
+
+	spin_lock_irqsave(&cq->lock, flags);
+	old = cq->uring;
+	/* pairs with librxe's store-release once it has read a slot */
+	cons = smp_load_acquire(&old->buf->consumer_index) & old->mask;
+	n = (cq->head - cons) & old->mask;
+	if (n > ring->mask) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		ibdev_dbg(dev, "user CQ resize to %u slots below %u queued\n",
+			  slots, n);
+		ret = -EINVAL;
+		goto free;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(rxe_cq_slot(ring, i), rxe_cq_slot(old, cons + i),
+		       sizeof(struct ib_uverbs_wc));
+	/* the entries before the index that covers them */
+	smp_store_release(&ring->buf->producer_index, n);
+	cq->uring = ring;
+	cq->head = n;
+	cq->size = slots;
+	cq->ibcq.cqe = ring->mask;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	rxe_uring_free(old);
+	return 0;
+
+free:
+	rxe_uring_free(ring);
+	return ret;
+}
+
+/* Resize a kernel CQ: a new queue, the entries not polled moved in order. */
+static int rxe_cq_kernel_resize(struct rxe_cq *cq, u32 size)
+{
 	struct ib_wc *q, *old;
 	unsigned long flags;
-	u32 size, n, i;
+	u32 n, i;
 
-	if (cqe <= 0 || cqe > rxe->attr.max_cqe)
-		return -EINVAL;
-	size = roundup_pow_of_two(cqe + 1);
 	q = kvcalloc(size, sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
@@ -215,6 +296,9 @@ int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (n >= size) {
 		spin_unlock_irqrestore(&cq->lock, flags);
 		kvfree(q);
+		ibdev_dbg(cq->ibcq.device,
+			  "CQ resize to %u entries below %u queued\n",
+			  size - 1, n);
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++)
@@ -224,10 +308,47 @@ int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->size = size;
 	cq->tail = 0;
 	cq->head = n;
-	ibcq->cqe = size - 1;
+	cq->ibcq.cqe = size - 1;
 	spin_unlock_irqrestore(&cq->lock, flags);
 	kvfree(old);
 	return 0;
+}
+
+/**
+ * rxe_resize_cq() - give a CQ room for at least @cqe completions
+ * @ibcq: the CQ
+ * @cqe: the entries wanted; the CQ gets the next power of two less one
+ * @udata: for a user CQ, librxe's driver data: no request bytes, room
+ *	for struct rxe_resize_cq_resp (the new ring's mminfo); NULL for a
+ *	kernel CQ
+ *
+ * The completions not yet consumed are kept, in order.  Concurrent
+ * resizes of one CQ are serialised by cq->lock: each swaps in its own
+ * ring whole.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL for a size of 0 or above max_cqe, below the number
+ * of completions queued, or bad driver data; -ENOMEM; -EFAULT.
+ */
+int rxe_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct rxe_dev *rxe = to_rdev(ibcq->device);
+	struct rxe_cq *cq = to_rcq(ibcq);
+	u32 size;
+
+	if (cqe <= 0 || cqe > rxe->attr.max_cqe) {
+		ibdev_dbg(&rxe->ib_dev, "CQ resize to %d entries (max %d)\n",
+			  cqe, rxe->attr.max_cqe);
+		return -EINVAL;
+	}
+	size = roundup_pow_of_two(cqe + 1);
+	if (cq->uring)
+		return rxe_cq_user_resize(cq, size, udata);
+	if (udata) {
+		ibdev_dbg(&rxe->ib_dev, "user resize of a kernel CQ\n");
+		return -EINVAL;
+	}
+	return rxe_cq_kernel_resize(cq, size);
 }
 
 int rxe_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)

@@ -10,7 +10,8 @@ ALLOC_PD/DEALLOC_PD with good and bad handles, REG_MR/DEREG_MR (rights,
 ranges, handles, the pinned page count in /proc/self/status, `rdma res`,
 RLIMIT_MEMLOCK for an unprivileged user), completion channels and CQs
 (sizes, vectors, flags, the ring librxe maps, mmap() offsets, destroy
-counts), AHs (ah_num, RoCE without GRH, ports), the QP commands' refusals
+counts; RESIZE_CQ's refusals, its new ring and the entries it moves),
+AHs (ah_num, RoCE without GRH, ports), the QP commands' refusals
 (types, handles, sizes, ex fields, MODIFY_QP checks, POST_SEND doorbell
 framing), working QPs (RC, UC, UD, legacy and ex CREATE_QP: caps, rxe's
 rings and their headers, `rdma res`, EBUSY for their PD and CQ, MODIFY_QP
@@ -49,6 +50,7 @@ CMD_CREATE_AH = 5
 CMD_DESTROY_AH = 8
 CMD_CREATE_COMP_CHANNEL = 17
 CMD_CREATE_CQ = 18
+CMD_RESIZE_CQ = 19
 CMD_DESTROY_CQ = 20
 CMD_REQ_NOTIFY_CQ = 23
 CMD_CREATE_QP = 24
@@ -71,6 +73,8 @@ QUERY_PORT_RESP = struct.Struct("=5I3H14B")   # ib_uverbs_query_port_resp
 ASYNC_DESC = struct.Struct("=QII")      # ib_uverbs_async_event_desc
 CREATE_CQ = struct.Struct("=QQIIiI")    # ib_uverbs_create_cq
 EX_CREATE_CQ = struct.Struct("=QIIiIII")    # ib_uverbs_ex_create_cq
+RESIZE_CQ = struct.Struct("=QII")       # ib_uverbs_resize_cq
+RESIZE_CQ_RESP = struct.Struct("=IIQI4x")   # core, then rxe_resize_cq_resp
 CREATE_AH = struct.Struct("=QQII16sIBBBBHBBBBBB")  # ib_uverbs_create_ah
 RING_HDR = 384                          # struct rxe_queue_buf: data offset
 CREATE_QP = struct.Struct("=QQ9I4B")    # ib_uverbs_create_qp
@@ -701,6 +705,131 @@ def cqs(fd, max_cqe, ncomp):
     os.close(chan)
     # xhandle stays: closing the file must destroy it.
     return xhandle
+
+
+def resize_cq(fd, resp, handle, cqe, out_words=6, extra=b""):
+    """Legacy RESIZE_CQ; resp has room for the core and rxe's mminfo."""
+    return do_write(fd, legacy(CMD_RESIZE_CQ,
+                               RESIZE_CQ.pack(resp.addr, handle, cqe),
+                               out_words, extra=extra))
+
+
+def map_cq_ring(fd, what, off, size, want_mask):
+    """Map a CQ's ring as librxe does; None if that fails."""
+    try:
+        ring = mmap.mmap(fd, size, mmap.MAP_SHARED,
+                         mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
+    except OSError as e:
+        report(False, "%s: the ring maps" % what, str(e))
+        return None
+    log2_elem, mask = struct.unpack_from("=II", ring, 0)
+    report(mask == want_mask and log2_elem == 6 and
+           size >= RING_HDR + ((mask + 1) << log2_elem),
+           "%s: the ring maps with mask %d, 64-byte slots" % (what, want_mask),
+           "log2_elem %d mask %d size %d" % (log2_elem, mask, size))
+    return ring if mask == want_mask and log2_elem == 6 else None
+
+
+def cq_ring_queue(ring, cons, slots, tag):
+    """Pose as a consumer behind the producer: consumer index @cons and
+    wr_id tag + slot in each of @slots, as completions not yet polled."""
+    for i in slots:
+        struct.pack_into("=Q", ring, RING_HDR + (i << 6), tag + i)
+    struct.pack_into("=I", ring, 256, cons)
+
+
+def cq_ring_entries(ring, n):
+    """(producer, consumer, the wr_ids of the first n slots) of a CQ ring."""
+    prod = struct.unpack_from("=I", ring, 128)[0]
+    cons = struct.unpack_from("=I", ring, 256)[0]
+    return prod, cons, [struct.unpack_from("=Q", ring, RING_HDR + (i << 6))[0]
+                        for i in range(n)]
+
+
+def resize_cqs(fd, pd, max_cqe):
+    """RESIZE_CQ: its refusals, and what a resize moves to the new ring.
+
+    No QP feeds the CQ: the queued completions are made by writing the
+    consumer index user space owns behind the kernel's producer (as a
+    consumer that has not polled would be), with a tag in each slot that
+    counts as queued, so the kernel's count and order are both seen.
+    """
+    cr = Resp(24)
+    expect_ok("CREATE_CQ of 10 entries to resize", create_cq(fd, cr, 10),
+              len(legacy(CMD_CREATE_CQ, b"\0" * 32, 0)))
+    handle, cqe, off, size = struct.unpack("=IIQI4x", cr.raw())
+    ring = map_cq_ring(fd, "CREATE_CQ of 10 entries", off, size, 15)
+    if ring is None:
+        return
+    rn = len(legacy(CMD_RESIZE_CQ, b"\0" * RESIZE_CQ.size, 0))
+    r = Resp(RESIZE_CQ_RESP.size)
+
+    expect_errno("RESIZE_CQ of an unknown handle is ENOENT",
+                 resize_cq(fd, r, handle + 1000, 20), errno.ENOENT)
+    expect_errno("RESIZE_CQ of a PD's handle is EINVAL",
+                 resize_cq(fd, r, pd, 20), errno.EINVAL)
+    expect_errno("RESIZE_CQ to 0 entries is EINVAL",
+                 resize_cq(fd, r, handle, 0), errno.EINVAL)
+    expect_errno("RESIZE_CQ to max_cqe + 1 entries is EINVAL",
+                 resize_cq(fd, r, handle, max_cqe + 1), errno.EINVAL)
+    expect_errno("RESIZE_CQ without room for rxe's response is EINVAL",
+                 resize_cq(fd, r, handle, 20, out_words=2), errno.EINVAL)
+    expect_errno("RESIZE_CQ without room for the core response is ENOSPC",
+                 resize_cq(fd, r, handle, 20, out_words=1), errno.ENOSPC)
+    expect_errno("RESIZE_CQ with non-zero driver request bytes is EINVAL",
+                 resize_cq(fd, r, handle, 20, extra=b"\1" + b"\0" * 7),
+                 errno.EINVAL)
+
+    # 16 slots, producer 0: a consumer at 11 leaves slots 11..15 queued.
+    cq_ring_queue(ring, 11, range(11, 16), 0x1000)
+    expect_errno("RESIZE_CQ to 3 entries with 5 queued is EINVAL",
+                 resize_cq(fd, r, handle, 3), errno.EINVAL)
+    report(cq_ring_entries(ring, 16)[:2] == (0, 11),
+           "a refused RESIZE_CQ leaves the ring's indices alone",
+           str(cq_ring_entries(ring, 16)[:2]))
+    expect_ok("RESIZE_CQ to 5 entries with 5 queued",
+              resize_cq(fd, r, handle, 5), rn)
+    cqe, _, off2, size2 = RESIZE_CQ_RESP.unpack(r.raw())
+    report(cqe == 7 and off2 != off, "RESIZE_CQ to 5: 7 entries, a new ring",
+           "cqe %d, offset %#x (was %#x)" % (cqe, off2, off))
+    ring2 = map_cq_ring(fd, "RESIZE_CQ to 5", off2, size2, 7)
+    if ring2 is None:
+        ring.close()
+        return
+    got = cq_ring_entries(ring2, 5)
+    report(got == (5, 0, [0x1000 + i for i in range(11, 16)]),
+           "RESIZE_CQ to 5: the 5 queued entries first, in order, "
+           "producer 5, consumer 0", str(got))
+    report(struct.unpack_from("=II", ring, 0) == (6, 15),
+           "the old ring stays mapped after RESIZE_CQ until munmap",
+           str(struct.unpack_from("=II", ring, 0)))
+    ring.close()
+    expect_errno("mmap of the ring a RESIZE_CQ replaced is EINVAL",
+                 mmap_errno(fd, size, off), errno.EINVAL)
+
+    # 8 slots, producer 5: a consumer index of 0xfffffffe is 6 once masked,
+    # which leaves 7 queued, wrapping: slots 6, 7, 0 .. 4.
+    order = [6, 7, 0, 1, 2, 3, 4]
+    cq_ring_queue(ring2, 0xfffffffe, order, 0x2000)
+    expect_errno("RESIZE_CQ to 3 entries with 7 queued (consumer index "
+                 "masked) is EINVAL", resize_cq(fd, r, handle, 3),
+                 errno.EINVAL)
+    expect_ok("RESIZE_CQ to 100 entries with 7 queued",
+              resize_cq(fd, r, handle, 100), rn)
+    cqe, _, off3, size3 = RESIZE_CQ_RESP.unpack(r.raw())
+    report(cqe == 127, "RESIZE_CQ to 100: 127 entries", "cqe %d" % cqe)
+    ring3 = map_cq_ring(fd, "RESIZE_CQ to 100", off3, size3, 127)
+    if ring3 is not None:
+        got = cq_ring_entries(ring3, 8)
+        report(got == (7, 0, [0x2000 + i for i in order] + [0]),
+               "RESIZE_CQ to 100: the 7 queued entries moved in order "
+               "across the old ring's end, producer 7", str(got))
+        ring3.close()
+    ring2.close()
+    expect_ok("DESTROY_CQ of the resized CQ", destroy_cq(fd, Resp(8), handle),
+              24)
+    expect_errno("RESIZE_CQ of a destroyed CQ is ENOENT",
+                 resize_cq(fd, r, handle, 20), errno.ENOENT)
 
 
 def create_ah(fd, resp, pd, gid, sgid_index=1, is_global=1, port=1,
@@ -1444,6 +1573,7 @@ def main():
     pd = pds(fd)
     base = mrs(fd, pd)
     cqs(fd, MAX_CQE[0], NCOMP[0])
+    resize_cqs(fd, pd, MAX_CQE[0])
     ahs(fd, args.ibdev)
     qps(fd)
     qp_success(fd, args.ibdev)

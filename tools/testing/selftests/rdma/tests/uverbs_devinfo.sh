@@ -9,7 +9,8 @@
 #      GET_CONTEXT, unknown commands, ex QUERY_DEVICE, QUERY_PORT,
 #      ALLOC_PD/DEALLOC_PD handles, REG_MR/DEREG_MR with pinned-page and
 #      RLIMIT_MEMLOCK accounting, completion channels, CQs and their
-#      rings, AHs, the QP commands' refusals (types, handles, sizes,
+#      rings, RESIZE_CQ (refusals, the new ring, the entries moved), AHs,
+#      the QP commands' refusals (types, handles, sizes,
 #      extended fields, MODIFY_QP, QUERY_QP, DESTROY_QP, the POST_SEND
 #      doorbell), working RC, UC and UD QPs (caps, rings, rdma res,
 #      RESET->INIT->RTR->RTS, QUERY_QP, the doorbell by state, DESTROY_QP),
@@ -123,7 +124,7 @@ PYVERBS_PASS="
 	test_pd.PDTest.test_alloc_pd test_pd.PDTest.test_dealloc_pd
 	test_pd.PDTest.test_multiple_pd_creation test_pd.PDTest.test_destroy_pd_twice
 	test_cq.CQAPITest.test_create_cq test_cq.CQAPITest.test_create_cq_with_comp_channel
-	test_cq.CQAPITest.test_create_cq_bad_flow
+	test_cq.CQAPITest.test_create_cq_bad_flow test_cq.CQTest.test_resize_cq
 	test_cqex.CQEXAPITest.test_create_cq_ex test_cqex.CQEXAPITest.test_create_cq_ex_bad_flow
 	test_mr.MRTest.test_reg_mr_bad_flags
 	test_addr.AHTest.test_create_ah test_addr.AHTest.test_create_ah_roce
