@@ -2,43 +2,49 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The end-to-end demo (make run): two QEMU guests on one virtual wire, a
-# soft-RoCE (rxe) device in each made with `rdma link add`, UD datagrams
-# both ways with ibv_ud_pingpong, then what crossed the wire as tshark
-# decodes it, and the measured round trip.
+# soft-RoCE (rxe) device in each made with `rdma link add`, then six
+# rounds, each one way and then the other: ibv_ud_pingpong (UD, user
+# space), ibv_rc_pingpong (RC, user space), both validating the data, and
+# the kernel test ULP (UD through rdma_create_ah and ib_create_ah_from_wc);
+# then what crossed the wire as tshark decodes it, and the measured round
+# trips.
 #
 #   run_demo.sh                      on the host
 #   run_demo.sh guest a|b            (what the harness runs inside a guest)
 #
 # Environment: DEMO_STACK_A (project|stock; the stack of guest a),
-# DEMO_ITERS (ping-pong round trips per direction, default 100),
-# DEMO_SIZE (UD payload bytes, default 64), and those of harness/common.sh.
+# DEMO_ITERS (round trips per round, default 100), DEMO_SIZE (message
+# bytes, default 64), and those of harness/common.sh.
 # Output: build/results/demo/ (wire.pcap, a/ and b/ with the guests' logs).
 
 set -u
 
-# Guest a runs the project's stack (ib_core + rdma_rxe), b Debian's stock
-# one; DEMO_STACK_A=stock runs the stock reference pair.  The project has
-# no user-space verbs (ib_uverbs), so with it the demo moves datagrams
-# with the kernel test ULP (ulp/rdma_ud_ulp.c, the stock guest loading its
-# stock build) instead of ibv_ud_pingpong.
+# Guest a runs the project's stack (ib_core, ib_uverbs, rdma_rxe), b
+# Debian's stock one; DEMO_STACK_A=stock runs the stock reference pair.
 DEMO_STACK_A=${DEMO_STACK_A:-project}
 DEMO_STACK_B=stock
 DEMO_ITERS=${DEMO_ITERS:-100}
 DEMO_SIZE=${DEMO_SIZE:-64}
-PORT1=18515
-PORT2=18516
+# The rounds, "N KIND SERVER", the same list on both guests.  KIND ud or
+# rc is ibv_KIND_pingpong, ulp the kernel ULP (the server echoes).
+DEMO_ROUNDS=("1 ud a" "2 ud b" "3 rc a" "4 rc b" "5 ulp a" "6 ulp b")
+
+# round_port N: the TCP ports of round N are it and the one after.
+round_port() {
+	echo $((18600 + 2 * $1))
+}
 
 # ---------------------------------------------------------------- guest --
 
-# pingpong LOG PORT [SERVER]: one ibv_ud_pingpong; as a client, retry
-# while the server does not listen yet.
+# pingpong KIND LOG PORT [SERVER]: one ibv_KIND_pingpong with data
+# validation; as a client, retry while the server does not listen yet.
 pingpong() {
-	local log=$1 port=$2 server=${3:-} rc end=$((SECONDS + 40))
+	local kind=$1 log=$2 port=$3 server=${4:-} rc end=$((SECONDS + 40))
 
 	while :; do
 		rc=0
-		timeout 60 ibv_ud_pingpong -e -d rxe0 -g 1 -s "$DEMO_SIZE" -n "$DEMO_ITERS" \
-			-p "$port" ${server:+"$server"} >"$log" 2>&1 || rc=$?
+		timeout 60 "ibv_${kind}_pingpong" -e -c -d rxe0 -g 1 -s "$DEMO_SIZE" \
+			-n "$DEMO_ITERS" -p "$port" ${server:+"$server"} >"$log" 2>&1 || rc=$?
 		if [ -z "$server" ] || [ "$rc" -eq 0 ] || [ "$SECONDS" -ge "$end" ] ||
 			! grep -q "Couldn't connect" "$log"; then
 			break
@@ -103,22 +109,18 @@ wait_for_echo_side() {
 
 # shellcheck disable=SC2153 # MY_IP, PEER_IP, NETDEV come from the harness
 demo_guest() {
-	local rc=0 gid
+	local rc=0 gid n kind srv log port
 
 	echo "guest $RDMA_ROLE: $RDMA_STACK stack, $NETDEV $MY_IP"
 	[ "$RDMA_STACK" = project ] && echo "ib_core: $(modinfo -n ib_core 2>&1)"
-	if [ "$(cat "$RESULTS/../demo-mode" 2>/dev/null)" = ulp ]; then
-		demo_guest_ulp
-		return
-	fi
-	for c in rdma ibv_ud_pingpong; do
+	for c in rdma ibv_ud_pingpong ibv_rc_pingpong; do
 		command -v "$c" >/dev/null || { echo "$c is not installed (make deps)"; return 1; }
 	done
 	if ! rdma link add rxe0 type rxe netdev "$NETDEV"; then
 		echo "rdma link add rxe0 type rxe netdev $NETDEV failed"
 		return 1
 	fi
-	modprobe ib_uverbs || echo "no ib_uverbs: user-space verbs will not find rxe0"
+	modprobe ib_uverbs || { echo "modprobe ib_uverbs failed"; return 1; }
 	for _ in $(seq 50); do
 		gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null)
 		[[ "$gid" == *:ffff:* ]] && break
@@ -126,39 +128,22 @@ demo_guest() {
 	done
 	rdma dev >"$RESULTS/rdma-dev.txt" 2>&1
 	rdma link >"$RESULTS/rdma-link.txt" 2>&1
-	# Round 1: a serves, b sends first.  Round 2: b serves, a sends first.
-	if [ "$RDMA_ROLE" = a ]; then
-		pingpong "$RESULTS/pingpong-1.log" "$PORT1" || rc=1
-		pingpong "$RESULTS/pingpong-2.log" "$PORT2" "$PEER_IP" || rc=1
-	else
-		pingpong "$RESULTS/pingpong-1.log" "$PORT1" "$PEER_IP" || rc=1
-		pingpong "$RESULTS/pingpong-2.log" "$PORT2" || rc=1
-	fi
-	return $rc
-}
-
-# The demo with the kernel ULP: round 1 a echoes and b sends, round 2 the
-# other way.
-demo_guest_ulp() {
-	local rc=0
-
-	if ! rdma link add rxe0 type rxe netdev "$NETDEV"; then
-		echo "rdma link add rxe0 type rxe netdev $NETDEV failed"
-		return 1
-	fi
-	for _ in $(seq 50); do
-		grep -q ffff /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break
-		sleep 0.2
+	for r in "${DEMO_ROUNDS[@]}"; do
+		read -r n kind srv <<<"$r"
+		log=$RESULTS/round-$n.log
+		port=$(round_port "$n")
+		if [ "$kind" = ulp ]; then
+			if [ "$srv" = "$RDMA_ROLE" ]; then
+				ulp_round "$log" "$port" echo || rc=1
+			else
+				ulp_round "$log" "$port" send || rc=1
+			fi
+		elif [ "$srv" = "$RDMA_ROLE" ]; then
+			pingpong "$kind" "$log" "$port" || rc=1
+		else
+			pingpong "$kind" "$log" "$port" "$PEER_IP" || rc=1
+		fi
 	done
-	rdma dev >"$RESULTS/rdma-dev.txt" 2>&1
-	rdma link >"$RESULTS/rdma-link.txt" 2>&1
-	if [ "$RDMA_ROLE" = a ]; then
-		ulp_round "$RESULTS/pingpong-1.log" "$PORT1" echo || rc=1
-		ulp_round "$RESULTS/pingpong-2.log" "$PORT2" send || rc=1
-	else
-		ulp_round "$RESULTS/pingpong-1.log" "$PORT1" send || rc=1
-		ulp_round "$RESULTS/pingpong-2.log" "$PORT2" echo || rc=1
-	fi
 	rdma link delete rxe0 || rc=1
 	return $rc
 }
@@ -200,8 +185,15 @@ qpn_of() {
 	sed -n "s/.*$2 address:.*QPN \(0x[0-9a-f]*\).*/\1/p" "$1" 2>/dev/null
 }
 
+# between DQP SQP TO FROM: a packet to QP TO from QP FROM (a UD one names
+# its sender's QP in the DETH, an RC one does not).
+between() {
+	(($1 == $3)) || return 1
+	[ -z "$2" ] || (($2 == $4))
+}
+
 show_wire() {
-	local pcap=$RES/wire.pcap f=$RES/roce.txt r q1 q2 n bad
+	local pcap=$RES/wire.pcap f=$RES/roce.txt r qa qb n kind c bad
 
 	if ! command -v tshark >/dev/null; then
 		echo "tshark is not installed: no wire decode (apt-get install tshark)"
@@ -229,37 +221,42 @@ show_wire() {
 		roce_tshark "$pcap" -Y "udp.port == 4791 && ($ROCE_FLAGGED)" 2>/dev/null |
 			head -n 5 | indent
 	fi
-	for r in 1 2; do
-		q1=$(qpn_of "$RES/a/pingpong-$r.log" local)
-		q2=$(qpn_of "$RES/b/pingpong-$r.log" local)
-		if [ -z "$q1" ] || [ -z "$q2" ]; then
+	for r in "${DEMO_ROUNDS[@]}"; do
+		read -r n kind _ <<<"$r"
+		qa=$(qpn_of "$RES/a/round-$n.log" local)
+		qb=$(qpn_of "$RES/b/round-$n.log" local)
+		if [ -z "$qa" ] || [ -z "$qb" ]; then
 			continue
 		fi
-		echo "ping-pong $r: QP $q1 on a, QP $q2 on b; its first packets:"
-		printf '    %6s %9s  %-6s  %6s  %-13s %-9s %-9s %-9s %-10s %5s\n' \
+		echo "round $n ($kind): QP $(printf "0x%06x" "$qa") on a, QP $(printf "0x%06x" "$qb") on b; its first packets:"
+		printf '    %6s %9s  %-6s  %6s  %-22s %-9s %-9s %-9s %-10s %5s\n' \
 			frame "time/s" "from" "sport" "BTH opcode" "dest QP" PSN "src QP" Q_Key bytes
-		n=0
+		c=0
 		while IFS=';' read -r fr t src dst sp _ info dqp psn sqp qkey len; do
-			(( (dqp == q1 && sqp == q2) || (dqp == q2 && sqp == q1) )) || continue
-			printf '    %6s %9.6f  %-6s  %6s  %-13s %-9s %-9s %-9s %-10s %5s\n' \
+			if [ "$src" = 10.0.0.1 ]; then
+				between "$dqp" "$sqp" "$qb" "$qa" || continue
+			else
+				between "$dqp" "$sqp" "$qa" "$qb" || continue
+			fi
+			printf '    %6s %9.6f  %-6s  %6s  %-22s %-9s %-9s %-9s %-10s %5s\n' \
 				"$fr" "$t" "$(side "$src")->$(side "$dst")" "$sp" "${info%% QP=*}" \
-				"$dqp" "$(printf '0x%06x' "$psn")" "$(printf '0x%06x' "$sqp")" \
-				"$(printf '0x%08x' "$qkey")" "$len"
-			n=$((n + 1))
-			[ $n -lt 4 ] || break
+				"$dqp" "$(printf '0x%06x' "$psn")" \
+				"$([ -n "$sqp" ] && printf '0x%06x' "$sqp" || echo -)" \
+				"$([ -n "$qkey" ] && printf '0x%08x' "$qkey" || echo -)" "$len"
+			c=$((c + 1))
+			[ $c -lt 4 ] || break
 		done <"$f"
 	done
 }
 
 main() {
-	local ok=0 r u stack_note problems
+	local ok=0 r n kind srv u stack_note problems
 
 	if [ "$DEMO_STACK_A" = stock ]; then
 		echo "The stock reference pair: Debian's inbox ib_core + rdma_rxe on both guests."
 		stack_note="stock on both guests"
 	else
-		echo "Guest a runs the project's RDMA stack (from $STAGE), guest b Debian's stock rxe;"
-		echo "UD datagrams move with the kernel test ULP (rdma_create_ah / ib_create_ah_from_wc)."
+		echo "Guest a runs the project's RDMA stack (from $STAGE), guest b Debian's stock rxe."
 		stack_note="project on a, stock on b"
 	fi
 	problems=$(rdma_host_problems)
@@ -269,16 +266,11 @@ main() {
 		return 1
 	fi
 	mkdir -p "$RES"
-	if [ "$DEMO_STACK_A" = project ]; then
-		echo ulp >"$RES/demo-mode"
-	else
-		echo pingpong >"$RES/demo-mode"
-	fi
 	echo
 	echo "== Booting two QEMU guests (kernel $KVER, TCG), $stack_note: about 20 s"
-	echo "   a = 10.0.0.1 52:54:00:00:00:01, b = 10.0.0.2 52:54:00:00:00:02, one socket wire, captured"
+	echo "   a = 10.0.0.1 52:54:00:00:00:01, b = 10.0.0.2 52:54:00:00:00:02, one wire (a Unix socket), captured"
 	if rdma_run_guests "$(cd "$(dirname "$0")" && pwd -P)/$(basename "$0")" "$RES" 2 \
-		"$DEMO_STACK_A" "$DEMO_STACK_B" 120; then
+		"$DEMO_STACK_A" "$DEMO_STACK_B" 240; then
 		ok=1
 	fi
 	for r in a b; do
@@ -299,28 +291,32 @@ main() {
 			fi
 		fi
 	done
-	echo
-	if [ "$DEMO_STACK_A" = project ]; then
-		echo "== UD echo (kernel ULP, $DEMO_ITERS datagrams up to $DEMO_SIZE bytes), both ways"
-	else
-		echo "== UD ping-pong (ibv_ud_pingpong -e -g 1 -s $DEMO_SIZE -n $DEMO_ITERS), both ways"
-	fi
-	for r in 1 2; do
-		if [ $r = 1 ]; then
-			echo "  1: a serves, b sends first"
-		else
-			echo "  2: b serves, a sends first"
-		fi
-		grep -hE 'address|bytes in|iters in|[Cc]ouldn|pass:|round trip|echoed' "$RES/a/pingpong-$r.log" 2>/dev/null | sed 's/^ */    a: /'
-		grep -hE 'address|bytes in|iters in|[Cc]ouldn|pass:|round trip|echoed' "$RES/b/pingpong-$r.log" 2>/dev/null | sed 's/^ */    b: /'
+	for r in "${DEMO_ROUNDS[@]}"; do
+		read -r n kind srv <<<"$r"
+		echo
+		case $kind in
+		ulp) echo "== Round $n: UD echo through the kernel test ULP (rdma_create_ah, ib_create_ah_from_wc; $DEMO_ITERS datagrams up to $DEMO_SIZE bytes)" ;;
+		*) echo "== Round $n: ibv_${kind}_pingpong -e -c -g 1 -s $DEMO_SIZE -n $DEMO_ITERS" ;;
+		esac
+		echo "  $srv serves, $([ "$srv" = a ] && echo b || echo a) sends first"
+		grep -hE 'address|bytes in|iters in|[Cc]ouldn|[Ff]ailed|pass:|round trip|echoed' "$RES/a/round-$n.log" 2>/dev/null | sed 's/^ */    a: /'
+		grep -hE 'address|bytes in|iters in|[Cc]ouldn|[Ff]ailed|pass:|round trip|echoed' "$RES/b/round-$n.log" 2>/dev/null | sed 's/^ */    b: /'
 	done
 	[ -s "$RES/wire.pcap" ] && show_wire
 	echo
-	echo "== Measured round trip (one UD SEND each way, $DEMO_SIZE bytes)"
-	for r in 1 2; do
-		u=$(usec_per_iter "$RES/b/pingpong-$r.log")
-		[ -n "$u" ] || u=$(usec_per_iter "$RES/a/pingpong-$r.log")
-		echo "  ping-pong $r: ${u:-?} us per round trip ($([ $r = 1 ] && echo "b -> a -> b" || echo "a -> b -> a"))"
+	echo "== Measured round trips ($DEMO_SIZE bytes each way)"
+	for r in "${DEMO_ROUNDS[@]}"; do
+		read -r n kind srv <<<"$r"
+		# The sender's figure (the ULP's echo side has none).
+		if [ "$srv" = a ]; then
+			u=$(usec_per_iter "$RES/b/round-$n.log")
+			[ -n "$u" ] || u=$(usec_per_iter "$RES/a/round-$n.log")
+		else
+			u=$(usec_per_iter "$RES/a/round-$n.log")
+			[ -n "$u" ] || u=$(usec_per_iter "$RES/b/round-$n.log")
+		fi
+		printf '  round %s %-4s %s us per round trip (%s)\n' "$n" "$kind:" "${u:-?}" \
+			"$([ "$srv" = a ] && echo "b -> a -> b" || echo "a -> b -> a")"
 	done
 	echo "  (QEMU TCG, both guests sharing the host's cores: compare ratios, not absolutes)"
 	echo
