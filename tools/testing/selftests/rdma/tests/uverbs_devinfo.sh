@@ -16,7 +16,9 @@
 #      RESET->INIT->RTR->RTS, QUERY_QP, the doorbell by state, DESTROY_QP),
 #      ioctl ENOTTY, credentials, the async event fd with
 #      port events from a netdev down/up); a process killed with
-#      SIGKILL while it holds objects leaves none; pyverbs opens
+#      SIGKILL while it holds objects leaves none, and neither do
+#      ib_send_bw's two ends on rxe0's own GID killed in the middle of
+#      a 64 KiB RC stream (rxe0 then sends nothing more); pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
 #      rdma link delete waits for a process holding uverbs0 and rdma_rxe
@@ -255,6 +257,54 @@ time.sleep(600)' >"$out" 2>&1 &
 	fi
 }
 
+HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
+
+# sent_above N: rxe0 has sent more than N packets.
+sent_above() {
+	[ "$(cat "$HWC/sent_pkts")" -gt "$1" ]
+}
+
+listening() {
+	[ -n "$(ss -Htln "sport = :$1")" ]
+}
+
+# check_sigkill_traffic: an RC stream of 64 KiB SENDs between two
+# ib_send_bw processes on rxe0's own GID (loopback: our requester and
+# our responder both busy), both killed with SIGKILL mid-stream.
+check_sigkill_traffic() {
+	local port=18800 srv cli p0 p1 p2
+
+	ib_send_bw -d rxe0 -x 1 -s 65536 -D 60 -p "$port" >/run/bw_srv.out 2>&1 &
+	srv=$!
+	retry_until 20 listening "$port"
+	ib_send_bw -d rxe0 -x 1 -s 65536 -D 60 -p "$port" 127.0.0.1 >/run/bw_cli.out 2>&1 &
+	cli=$!
+	p0=$(cat "$HWC/sent_pkts")
+	if retry_until 60 sent_above $((p0 + 2000)); then
+		ktap_ok "ib_send_bw RC 64 KiB on rxe0's own GID: 2000 packets sent"
+	else
+		ktap_fail "ib_send_bw RC 64 KiB on rxe0's own GID: 2000 packets sent" \
+			"sent_pkts $p0 -> $(cat "$HWC/sent_pkts"): $(tail -n 3 /run/bw_srv.out /run/bw_cli.out)"
+	fi
+	ktap_diag "mid-stream: $(rdma_res_counts rxe0 pd ctx mr cq qp)"
+	kill -9 "$srv" "$cli" 2>/dev/null
+	wait "$srv" "$cli" 2>/dev/null
+	if retry_until 10 rxe0_res_empty; then
+		ktap_ok "SIGKILL mid-stream: nothing of either end is left (rdma res)"
+	else
+		ktap_fail "SIGKILL mid-stream: nothing of either end is left (rdma res)" \
+			"$(rdma_res_counts rxe0 pd ctx mr cq qp)"
+	fi
+	p1=$(cat "$HWC/sent_pkts")
+	sleep 2
+	p2=$(cat "$HWC/sent_pkts")
+	if [ "$p1" = "$p2" ]; then
+		ktap_ok "SIGKILL mid-stream: rxe0 sends nothing more"
+	else
+		ktap_fail "SIGKILL mid-stream: rxe0 sends nothing more" "sent_pkts $p1 -> $p2 in 2 s"
+	fi
+}
+
 check_delete_waits() {
 	local fifo=/run/uverbs_hold out=/run/uverbs_hold.out holder del w
 
@@ -351,6 +401,7 @@ guest_a() {
 	fi
 
 	check_sigkill
+	check_sigkill_traffic
 	check_delete_waits
 
 	# The netdev was down and up, rxe0 is new: wait for the port.
