@@ -28,7 +28,7 @@
 REPEATS=${BENCH_REPEATS:-2}
 SECS=${BENCH_SECS:-3}
 PING_ITERS=${BENCH_PING_ITERS:-200}
-MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc}
+MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv}
 UD_SIZE=1024
 RC_SIZE=${BENCH_RC_SIZE:-65536}
 # Sends in flight (0: rdma_bench's defaults, 32 UD and 8 RC); for
@@ -198,6 +198,15 @@ bench_ko() {
 }
 
 RDMA_MEASURES=(ah_pairs_per_s ah_atomic_pairs_per_s ud_msg_per_s ud_lat_us rc_mb_per_s)
+# The user-space ones (perftest through ib_uverbs), "NAME PROG SIZE ITERS
+# COLUMN": COLUMN msg is the message rate, mib the average bandwidth in
+# MiB/s, lat the typical latency in us.
+UV_MEASURES=("uv_send_1k_msg_per_s ib_send_bw 1024 20000 msg"
+	"uv_write_1k_msg_per_s ib_write_bw 1024 20000 msg"
+	"uv_send_64k_mib_per_s ib_send_bw 65536 400 mib"
+	"uv_write_64k_mib_per_s ib_write_bw 65536 400 mib"
+	"uv_send_lat_us ib_send_lat 64 $PING_ITERS lat")
+UV_PORT=18900
 
 # na_all REASON MEASURE...: mark measures n/a before they run
 na_all() {
@@ -421,6 +430,82 @@ measure_lat() {
 	sync_point
 }
 
+# ------------------------------------------------------------ perftest --
+
+uv_listening() {
+	[ -n "$(ss -Htln "sport = :$1")" ]
+}
+
+# uv_row PROG_OUTPUT COLUMN: the figure COLUMN names from perftest's
+# results row (#bytes #iterations BW_peak BW_average[MiB/s] MsgRate[Mpps]
+# for the bandwidth programs; #bytes #iterations t_min t_max t_typical ...
+# for the latency ones), as a number or nothing.
+uv_row() {
+	awk -v col="$2" '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		if (col == "msg" && NF == 5) v = sprintf("%.0f", $5 * 1000000)
+		else if (col == "mib" && NF == 5) v = $4
+		else if (col == "lat" && NF >= 7) v = $5
+	} END { if (v != "" && v + 0 > 0) print v }' <<<"$1"
+}
+
+# measure_uv NAME PROG SIZE ITERS COLUMN: Debian's perftest PROG between
+# the guests, RC on the IPv4-mapped GID (index 1), b the server and a the
+# client, a fresh pair of processes for every repetition; the client's
+# figure is the sample.  -u 18 (a 1 s local ACK timeout) as in
+# uverbs_perftest: a slow round trip is not a lost packet.
+measure_uv() {
+	local name=$1 prog=$2 size=$3 iters=$4 col=$5 r port pid out c1 v
+	local -a cmd
+
+	if ! modprobe ib_uverbs 2>/dev/null; then
+		fail_measure "$name" "modprobe ib_uverbs failed"
+	elif ! command -v "$prog" >/dev/null; then
+		fail_measure "$name" "$prog is not installed (perftest)"
+	fi
+	for r in $(seq "$REPEATS"); do
+		port=$UV_PORT
+		UV_PORT=$((UV_PORT + 1))
+		cmd=("$prog" -d rxe0 -x 1 -s "$size" -n "$iters" -u 18 -p "$port")
+		if [ "$RDMA_ROLE" = b ]; then
+			pid=
+			if [ -z "${NA[$name]:-}" ]; then
+				timeout 120 "${cmd[@]}" >"$RESULTS/$name-$r.log" 2>&1 &
+				pid=$!
+				retry_until 10 uv_listening "$port"
+			fi
+			sync_point
+			[ -n "$pid" ] && wait "$pid"
+			sync_point
+			continue
+		fi
+		sync_point
+		out=
+		if [ -z "${NA[$name]:-}" ]; then
+			c1=$(calib)
+			out=$(timeout 120 "${cmd[@]}" "$PEER_IP" 2>&1)
+			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
+			v=$(uv_row "$out" "$col")
+			if [ -n "$v" ]; then
+				record "$name" "$r" "$v" "calib_ns=$(gmean "$c1" "$(calib)")"
+			else
+				FAILED[$name]="$prog: $(grep -m 1 -iE "fail|error|couldn" <<<"$out" || tail -n 1 <<<"$out")"
+			fi
+		fi
+		sync_point
+	done
+	[ "$RDMA_ROLE" = a ] && done_measure "$name"
+	sync_point
+}
+
+measure_uv_all() {
+	local m
+
+	for m in "${UV_MEASURES[@]}"; do
+		# shellcheck disable=SC2086 # the fields of one measure
+		counted "${m%% *}" measure_uv $m
+	done
+}
+
 # ------------------------------------------------------------ counters --
 
 # What the stacks count, for reading the numbers: the port's hw_counters
@@ -469,6 +554,7 @@ guest() {
 	fi
 	wanted lat && counted ud_lat_us measure_lat
 	wanted rc && counted rc_mb_per_s measure_rc
+	wanted uv && measure_uv_all
 
 	if module_loaded rdma_bench; then
 		ktap_check "rmmod rdma_bench" rmmod rdma_bench
