@@ -202,6 +202,97 @@ pyverbs_suite() {
 	done
 }
 
+# pyverbs_mw_check: what MWTest does not try, on a pair of RC QPs of the
+# suite's MWRC resources (the suite copied by pyverbs_suite): an MR with a
+# window bound refuses ibv_dereg_mr with EBUSY and deregisters once it is
+# unbound; a window a byte shorter than a WRITE refuses it (the MR
+# covers it: the window's range decides); a
+# second bind of a bound type 2 window, and a bind to an MR without
+# MW_BIND, complete with IBV_WC_MW_BIND_ERR.
+pyverbs_mw_check() {
+	(cd /tmp/pyverbs-suite && PYTHONPATH=tests "$PY" - <<'PY'
+import errno, json, subprocess
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.mr import MR, MWBind, MWBindInfo
+from pyverbs.wr import SendWR
+import pyverbs.enums as e
+from tests.test_mr import MWRC
+import tests.utils as u
+
+def mrs():
+    rows = json.loads(subprocess.run(["rdma", "-j", "resource", "show"],
+                                     capture_output=True, check=True).stdout)
+    return [r for r in rows if r.get("ifname") == "rxe0"][0]["mr"]
+
+def pair(mw_type):
+    a = MWRC("rxe0", 1, 1, mw_type)
+    b = MWRC("rxe0", 1, 1, mw_type)
+    a.pre_run(b.psns, b.qps_num)
+    b.pre_run(a.psns, a.qps_num)
+    return a, b
+
+def bind2(p, info):
+    wr = SendWR(opcode=e.IBV_WR_BIND_MW)
+    wr.set_bind_wr(p.mw, info)
+    p.qp.post_send(wr)
+    return wr.rkey, u._poll_cq(p.cq)[0].status
+
+# type 1: the MR is busy while the window is bound
+a, b = pair(e.IBV_MW_TYPE_1)
+a.qp.bind_mw(a.mw, a.mw_bind)
+u.poll_cq(a.cq)
+n = mrs()
+try:
+    a.mr.close()
+    raise AssertionError("ibv_dereg_mr of an MR with a bound window succeeded")
+except PyverbsRDMAError as ex:
+    assert ex.error_code == errno.EBUSY, "dereg_mr: want EBUSY, got %d" % ex.error_code
+print("dereg_mr with a bound window: EBUSY")
+a.qp.bind_mw(a.mw, MWBind(MWBindInfo(a.mr, a.mr.buf, 0, 0), e.IBV_SEND_SIGNALED))
+u.poll_cq(a.cq)
+a.mr.close()
+assert mrs() == n - 1, "the MR is still listed after the unbind and dereg"
+print("after a zero-length bind the MR deregisters")
+for p in (a, b):
+    p.mw.close()
+
+# type 2: a window shorter than the WRITE; binds refused
+a, b = pair(e.IBV_MW_TYPE_2)
+rkey, st = bind2(b, MWBindInfo(b.mr, b.mr.buf, b.msg_size - 1,
+                               e.IBV_ACCESS_REMOTE_WRITE))
+assert st == e.IBV_WC_SUCCESS, "bind: status %d" % st
+a.rkey, a.remote_addr = rkey, b.mr.buf
+try:
+    u.rdma_traffic(a, b, 1, 1, 1, send_op=e.IBV_WR_RDMA_WRITE)
+    raise AssertionError("RDMA WRITE past the end of a window succeeded")
+except PyverbsRDMAError as ex:
+    assert "Remote access error" in str(ex), str(ex)
+print("RDMA WRITE one byte past a window: remote access error")
+for p in (a, b):
+    p.mw.close()
+
+# (each refused bind puts its QP in the error state: a pair each)
+a, b = pair(e.IBV_MW_TYPE_2)
+rkey, st = bind2(b, b.mw_bind_info)
+assert st == e.IBV_WC_SUCCESS, "bind: status %d" % st
+rkey, st = bind2(b, b.mw_bind_info)
+assert st == e.IBV_WC_MW_BIND_ERR, "second bind of a type 2 window: status %d" % st
+print("second bind of a bound type 2 window: IBV_WC_MW_BIND_ERR")
+for p in (a, b):
+    p.mw.close()
+
+a, b = pair(e.IBV_MW_TYPE_2)
+plain = MR(a.pd, a.msg_size, e.IBV_ACCESS_LOCAL_WRITE)
+rkey, st = bind2(a, MWBindInfo(plain, plain.buf, a.msg_size,
+                               e.IBV_ACCESS_REMOTE_WRITE))
+assert st == e.IBV_WC_MW_BIND_ERR, "bind to an MR without MW_BIND: status %d" % st
+print("bind to an MR without MW_BIND: IBV_WC_MW_BIND_ERR")
+for p in (a, b):
+    p.mw.close()
+PY
+	)
+}
+
 rxe0_res_empty() {
 	[ "$(rdma_res_counts rxe0 pd ctx mr cq qp)" = "pd=0 ctx=0 mr=0 cq=0 qp=0" ]
 }
@@ -373,6 +464,15 @@ guest_a() {
 	fi
 
 	pyverbs_suite
+	out=$(pyverbs_mw_check 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "pyverbs: MW refusals (busy MR, window range, type 2 rebind, MR without MW_BIND)"
+	else
+		ktap_fail "pyverbs: MW refusals (busy MR, window range, type 2 rebind, MR without MW_BIND)" \
+			"$(tail -n 3 <<<"$out")"
+	fi
 	retry_until 10 rxe0_res_empty
 	ktap_check "the pyverbs suite left no PD, MR, CQ or context" rxe0_res_empty
 
