@@ -8,8 +8,8 @@
  *                             class device is uverbsN (uverbs_main.c)
  *   struct ib_uverbs_file     one per open() of uverbsN
  *   struct ib_ucontext        made by GET_CONTEXT, one per file at most
- *   struct ib_uobject         a user object (a PD, an MR, a CQ, an AH or
- *                             a QP in this stage), named by a per-file
+ *   struct ib_uobject         a user object (a PD, an MR, an MW, a CQ,
+ *                             an AH, an SRQ or a QP), named by a per-file
  *                             handle (uverbs_uobj.c)
  *   struct uverbs_comp_file   a completion channel (uverbs_event.c)
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
@@ -116,6 +116,7 @@ struct uverbs_api_object {
 
 extern const struct uverbs_api_object uverbs_type_pd;
 extern const struct uverbs_api_object uverbs_type_mr;
+extern const struct uverbs_api_object uverbs_type_mw;
 extern const struct uverbs_api_object uverbs_type_cq;
 extern const struct uverbs_api_object uverbs_type_ah;
 extern const struct uverbs_api_object uverbs_type_qp;
@@ -174,6 +175,8 @@ int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs);
 /* uverbs_mr.c */
 int uverbs_cmd_reg_mr(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_dereg_mr(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_alloc_mw(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_dealloc_mw(struct uverbs_attr_bundle *attrs);
 
 /* uverbs_qp.c */
 int uverbs_cmd_create_qp(struct uverbs_attr_bundle *attrs);

@@ -2,9 +2,9 @@
 /*
  * The verbs of ib_uverbs' write() commands: GET_CONTEXT, QUERY_DEVICE
  * (legacy and extended), QUERY_PORT, ALLOC_PD and DEALLOC_PD, and the
- * command tables (the AH, MR, CQ and QP commands are in uverbs_ah.c,
- * uverbs_mr.c, uverbs_cq.c and uverbs_qp.c).  Each handler runs as
- * uverbs_write.c describes: inside the device's SRCU read side, with the
+ * command tables (the AH, MR and MW, CQ and QP commands are in
+ * uverbs_ah.c, uverbs_mr.c, uverbs_cq.c and uverbs_qp.c).  Each handler
+ * runs as uverbs_write.c describes: inside the device's SRCU read side, with the
  * file's hw_destroy_rwsem held for reading, and, except GET_CONTEXT, with
  * the file's context in attrs->context.
  */
@@ -482,6 +482,16 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 	[IB_USER_VERBS_CMD_DEREG_MR] = {
 		.handler = uverbs_cmd_dereg_mr,
 		.req_size = sizeof(struct ib_uverbs_dereg_mr),
+	},
+	[IB_USER_VERBS_CMD_ALLOC_MW] = {
+		.handler = uverbs_cmd_alloc_mw,
+		.req_size = sizeof(struct ib_uverbs_alloc_mw),
+		.resp_size = sizeof(struct ib_uverbs_alloc_mw_resp),
+		.udata = 1,
+	},
+	[IB_USER_VERBS_CMD_DEALLOC_MW] = {
+		.handler = uverbs_cmd_dealloc_mw,
+		.req_size = sizeof(struct ib_uverbs_dealloc_mw),
 	},
 	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = {
 		.handler = uverbs_cmd_create_comp_channel,

@@ -32,12 +32,12 @@ static const struct ib_device_attr rxe_dev_template = {
 	/*
 	 * What is implemented.  The port counts P_Key and Q_Key violations
 	 * (query_port()).  A UD AV's port is always the QP's: the device has
-	 * one port, and create_ah and modify_qp refuse any other.  Not here,
-	 * unlike stock rxe: AUTO_PATH_MIG (no alternate path is kept),
-	 * CHANGE_PHY_PORT (no second port to move a QP to), SRQ_RESIZE
-	 * (modify_srq() refuses IB_SRQ_MAX_WR), MEM_WINDOW and
-	 * MEM_WINDOW_TYPE_2B (no memory windows), and in the extended flags
-	 * FLUSH_GLOBAL and FLUSH_PERSISTENT (no FLUSH opcode).
+	 * one port, and create_ah and modify_qp refuse any other.  Memory
+	 * windows of type 1 and 2B (rxe_mw.c).  Not here, unlike stock rxe:
+	 * AUTO_PATH_MIG (no alternate path is kept), CHANGE_PHY_PORT (no
+	 * second port to move a QP to), SRQ_RESIZE (modify_srq() refuses
+	 * IB_SRQ_MAX_WR), and in the extended flags FLUSH_GLOBAL and
+	 * FLUSH_PERSISTENT (no FLUSH opcode).
 	 */
 	.device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
 			    IB_DEVICE_ATOMIC_WRITE |
@@ -45,7 +45,9 @@ static const struct ib_device_attr rxe_dev_template = {
 			    IB_DEVICE_SYS_IMAGE_GUID |
 			    IB_DEVICE_RC_RNR_NAK_GEN |
 			    IB_DEVICE_PORT_ACTIVE_EVENT |
-			    IB_DEVICE_MEM_MGT_EXTENSIONS,
+			    IB_DEVICE_MEM_MGT_EXTENSIONS |
+			    IB_DEVICE_MEM_WINDOW |
+			    IB_DEVICE_MEM_WINDOW_TYPE_2B,
 	/* No IBK_SG_GAPS_REG: only IB_MR_TYPE_MEM_REG MRs exist here. */
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_HCA,
@@ -56,6 +58,7 @@ static const struct ib_device_attr rxe_dev_template = {
 	.max_pd = RXE_MAX_PD,
 	.max_ah = RXE_MAX_AH,
 	.max_mr = RXE_MAX_MR,
+	.max_mw = RXE_MAX_MW,
 	.max_fast_reg_page_list_len = RXE_MAX_FMR_PAGES,
 	.max_cq = RXE_MAX_CQ,
 	.max_cqe = RXE_MAX_CQE - 1,
@@ -148,6 +151,8 @@ static u32 rxe_obj_max(const struct rxe_dev *rxe, enum rxe_obj_type type)
 		return rxe->attr.max_qp;
 	case RXE_OBJ_MR:
 		return rxe->attr.max_mr;
+	case RXE_OBJ_MW:
+		return rxe->attr.max_mw;
 	default:
 		return 0;
 	}
@@ -160,6 +165,7 @@ static const char * const rxe_obj_names[RXE_OBJ_NUM] = {
 	[RXE_OBJ_SRQ] = "SRQ",
 	[RXE_OBJ_QP] = "QP",
 	[RXE_OBJ_MR] = "MR",
+	[RXE_OBJ_MW] = "MW",
 };
 
 /**
@@ -206,6 +212,7 @@ static void rxe_free_parts(struct rxe_dev *rxe)
 	rxe_mcast_cleanup(rxe);
 	xa_destroy(&rxe->qp_xa);
 	xa_destroy(&rxe->mr_xa);
+	xa_destroy(&rxe->mw_xa);
 	xa_destroy(&rxe->ah_xa);
 	ida_destroy(&rxe->srq_ida);
 }
@@ -244,6 +251,7 @@ static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 	xa_init_flags(&rxe->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rxe->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&rxe->mw_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&rxe->ah_xa, XA_FLAGS_ALLOC1);
 	ida_init(&rxe->srq_ida);
 	rxe->net = dev_net(ndev);

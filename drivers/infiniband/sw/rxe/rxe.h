@@ -43,6 +43,10 @@
 #define RXE_MAX_CQ		0x100000
 #define RXE_MAX_CQE		0x8000
 #define RXE_MAX_MR		0x7ffff		/* key indices 1..0x7ffff */
+/* Memory windows have the key indices after the MRs' */
+#define RXE_MAX_MW		0x7ffff
+#define RXE_MW_INDEX_MIN	(RXE_MAX_MR + 1)
+#define RXE_MW_INDEX_MAX	(RXE_MAX_MR + RXE_MAX_MW)
 #define RXE_MAX_PD		0x100000
 #define RXE_MAX_AH		0x7fff
 #define RXE_MAX_SRQ		0xdffff
@@ -130,6 +134,7 @@ enum rxe_obj_type {
 	RXE_OBJ_SRQ,
 	RXE_OBJ_QP,
 	RXE_OBJ_MR,
+	RXE_OBJ_MW,
 	RXE_OBJ_NUM
 };
 
@@ -143,16 +148,19 @@ enum rxe_obj_type {
  * @ndev_gone: the netdev is unregistering: nothing may use @ndev any more
  * @qp_xa: QPs by number (RCU readers, kref-protected)
  * @mr_xa: MRs by key index (RCU readers, refcount-protected)
+ * @mw_xa: MWs by key index, RXE_MW_INDEX_MIN .. RXE_MW_INDEX_MAX (RCU
+ *	readers; dealloc_mw() waits for them before the core frees the MW)
  * @ah_xa: AHs of user space by their ah_num (1 .. RXE_MAX_AH), the
  *	number librxe puts in its UD work requests
  * @srq_ida: SRQ numbers (1 .. RXE_MAX_SRQ)
  * @next_qpn: allocation cursor for QP numbers
  * @next_mr: allocation cursor for MR key indices
+ * @next_mw: allocation cursor for MW key indices
  * @mcast_lock: multicast attachments; spin_lock_bh
  * @mcast_list: the multicast groups QPs are attached to; under @mcast_lock
  * @mcast_ht: the same groups by GID; changed under @mcast_lock
  * @mcast_ngroups: entries of @mcast_list; under @mcast_lock
- * @num_objs: live user contexts, PDs, AHs, CQs, SRQs, QPs, MRs (lifetime
+ * @num_objs: live user contexts, PDs, AHs, CQs, SRQs, QPs, MRs, MWs (lifetime
  *	checks)
  * @nobj: live objects by enum rxe_obj_type, each at most its limit in
  *	@attr (rxe_obj_add())
@@ -169,10 +177,12 @@ struct rxe_dev {
 	bool			ndev_gone;
 	struct xarray		qp_xa;
 	struct xarray		mr_xa;
+	struct xarray		mw_xa;
 	struct xarray		ah_xa;
 	struct ida		srq_ida;
 	u32			next_qpn;
 	u32			next_mr;
+	u32			next_mw;
 	spinlock_t		mcast_lock;	/* mcast_list and its groups */
 	struct list_head	mcast_list;
 	struct rhashtable	mcast_ht;
@@ -462,6 +472,10 @@ enum rxe_mr_state {
  * @offset: where in @pages[0] @iova lies
  * @pages: the registration's page addresses (fast-reg and user MRs)
  * @umem: the pinned memory of a user MR
+ * @num_mw: memory windows bound to the MR.  A bind raises it with @lock
+ *	held for reading after it found the MR VALID; dereg_mr() refuses
+ *	with -EBUSY while it is not zero, checking it under the write side,
+ *	so a window's MR outlives its binding.  The unbinding drops it.
  */
 struct rxe_mr {
 	struct ib_mr		ibmr;
@@ -485,6 +499,7 @@ struct rxe_mr {
 	u32			offset;
 	u64			*pages;
 	struct ib_umem		*umem;
+	atomic_t		num_mw;
 };
 
 static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
@@ -492,20 +507,120 @@ static inline struct rxe_mr *to_rmr(struct ib_mr *mr)
 	return container_of(mr, struct rxe_mr, ibmr);
 }
 
-int rxe_mr_check(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
-		 u64 iova, u64 len);
-int rxe_mr_copy(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
-		u64 iova, void *buf, u32 len, bool to_mr);
-int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
-		  bool cmp_swap, u64 compare, u64 swap_add, u64 *orig);
-int rxe_mr_atomic_write(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
-			u64 iova, u64 val);
+/* Does @key name a memory window (else an MR, or nothing)? */
+static inline bool rxe_key_is_mw(u32 key)
+{
+	return (key >> 8) >= RXE_MW_INDEX_MIN;
+}
+
+/*
+ * The operations the data path does on an MR's memory, each run whole
+ * under the checks of the MR (and of the window it is reached through).
+ */
+enum rxe_mr_op {
+	RXE_MR_OP_CHECK,	/* nothing but the checks */
+	RXE_MR_OP_TO_MR,
+	RXE_MR_OP_FROM_MR,
+	RXE_MR_OP_ATOMIC,
+};
+
+/*
+ * The operands and result of RXE_MR_OP_ATOMIC: CMP_SWAP, FETCH_ADD, or
+ * (@store) an ATOMIC_WRITE of @swap_add.
+ */
+struct rxe_mr_atomic_args {
+	bool	store;
+	bool	cmp_swap;
+	u64	compare;
+	u64	swap_add;
+	u64	orig;
+};
+
+struct rxe_qp;
+int rxe_mr_check(struct rxe_qp *qp, u32 key, int access, u64 iova, u64 len);
+int rxe_mr_copy(struct rxe_qp *qp, u32 key, int access, u64 iova, void *buf,
+		u32 len, bool to_mr);
+int rxe_mr_atomic(struct rxe_qp *qp, u32 key, u64 iova, bool cmp_swap,
+		  u64 compare, u64 swap_add, u64 *orig);
+int rxe_mr_atomic_write(struct rxe_qp *qp, u32 key, u64 iova, u64 val);
+int rxe_mr_apply_bound(struct rxe_mr *mr, u64 iova, u64 len,
+		       enum rxe_mr_op op, void *buf,
+		       struct rxe_mr_atomic_args *atomic);
+struct rxe_mr *rxe_mr_mw_hold(struct rxe_dev *rxe, u32 lkey, struct ib_pd *pd,
+			      int need, u64 iova, u64 len);
+void rxe_mr_mw_release(struct rxe_mr *mr);
 int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
 		 const struct ib_sge *sge, u32 num_sge, u32 offset,
 		 void *buf, u32 len, bool to_sge);
 int rxe_mr_fast_reg(struct rxe_dev *rxe, struct ib_pd *pd,
 		    const struct ib_reg_wr *wr);
 int rxe_mr_invalidate(struct rxe_dev *rxe, struct ib_pd *pd, u32 key);
+
+/* ---- MW (rxe_mw.c) -------------------------------------------------------- */
+
+/*
+ * The states of a memory window.  FREE: nothing is bound (after
+ * alloc_mw(), after an invalidation of a type 2 window, after a
+ * zero-length bind); VALID: a bind gave it a range of an MR; INVALID:
+ * dealloc_mw() has begun, for good.  Only a VALID window answers to its
+ * rkey.
+ */
+enum rxe_mw_state {
+	RXE_MW_FREE,
+	RXE_MW_VALID,
+	RXE_MW_INVALID,
+};
+
+/**
+ * struct rxe_mw - a memory window
+ * @ibmw: the core's MW (the core allocates and frees the whole); its rkey
+ *	follows @key
+ * @rxe: the device
+ * @index: the key index, the window's slot in the device's mw_xa
+ * @lock: the binding below.  Remote accesses through the window check it
+ *	and run the MR operation with the read side held (bottom halves
+ *	off); bind, invalidation and dealloc_mw() change it under the write
+ *	side, so once they are done no access under the old binding is
+ *	still running.  Taken before the bound MR's lock, never after it.
+ * @state: enum rxe_mw_state
+ * @key: the current rkey, index << 8 | the key byte of the last bind
+ * @access: IB_ACCESS_REMOTE_* rights of the binding
+ * @iova: first address of the bound range (an address of the MR)
+ * @length: bytes of the bound range
+ * @mr: the MR bound to, counted in its num_mw; NULL when not VALID
+ * @qpn: type 2 (2B): the QP the window was bound through, the only one
+ *	remote accesses and remote invalidations may come through
+ *
+ * The engine of the QP that binds or invalidates it, the responder of
+ * any QP and dealloc_mw() reach the window; all of them look it up in
+ * mw_xa again for every operation and hold no pointer across two.
+ */
+struct rxe_mw {
+	struct ib_mw		ibmw;
+	struct rxe_dev		*rxe;
+	u32			index;
+	rwlock_t		lock;		/* the binding */
+	enum rxe_mw_state	state;
+	u32			key;
+	int			access;
+	u64			iova;
+	u64			length;
+	struct rxe_mr		*mr;
+	u32			qpn;
+};
+
+static inline struct rxe_mw *to_rmw(struct ib_mw *mw)
+{
+	return container_of(mw, struct rxe_mw, ibmw);
+}
+
+int rxe_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int rxe_dealloc_mw(struct ib_mw *ibmw);
+enum ib_wc_status rxe_mw_bind(struct rxe_qp *qp, u32 mw_rkey, u32 new_rkey,
+			      u32 mr_lkey, u64 addr, u64 length, int access);
+int rxe_mw_invalidate(struct rxe_qp *qp, u32 rkey, bool remote);
+int rxe_mw_do(struct rxe_qp *qp, u32 key, int access, u64 iova, u64 len,
+	      enum rxe_mr_op op, void *buf, struct rxe_mr_atomic_args *atomic);
 
 /* ---- QP ------------------------------------------------------------------- */
 
@@ -535,6 +650,8 @@ enum rxe_wqe_state {
  * @imm_or_inv: immediate data (big endian, as on the wire) or the rkey
  *	to invalidate, as the opcode says
  * @reg: IB_WR_REG_MR: the MR, key and access
+ * @bind: IB_WR_BIND_MW (user QPs): the window by its current rkey, the
+ *	new rkey, the MR by its lkey, the range and the window's rights
  * @state: enum rxe_wqe_state
  * @status: completion status once @state is DONE
  * @first_psn: PSN of the first packet of the message
@@ -556,11 +673,21 @@ struct rxe_sq_entry {
 	u64			compare_add;
 	u64			swap;
 	u32			imm_or_inv;
-	struct {
-		struct ib_mr	*mr;
-		u32		key;
-		int		access;
-	} reg;
+	union {
+		struct {
+			struct ib_mr	*mr;
+			u32		key;
+			int		access;
+		} reg;
+		struct {
+			u32		mw_rkey;
+			u32		rkey;
+			u32		mr_lkey;
+			int		access;
+			u64		addr;
+			u64		length;
+		} bind;
+	};
 	enum rxe_wqe_state	state;
 	enum ib_wc_status	status;
 	u32			first_psn;
@@ -782,6 +909,13 @@ static inline bool rxe_wr_is_rd_atomic(enum ib_wr_opcode op)
 {
 	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD || op == IB_WR_ATOMIC_WRITE;
+}
+
+/* Send work requests the requester executes itself, sending nothing. */
+static inline bool rxe_wr_is_local(enum ib_wr_opcode op)
+{
+	return op == IB_WR_REG_MR || op == IB_WR_LOCAL_INV ||
+	       op == IB_WR_BIND_MW;
 }
 
 struct rxe_qp *rxe_qp_get(struct rxe_dev *rxe, u32 qpn);

@@ -29,6 +29,8 @@ static enum ib_wc_opcode rxe_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_REG_MR;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -73,8 +75,7 @@ void rxe_comp_retire(struct rxe_qp *qp)
 		    wqe->opcode == IB_WR_SEND_WITH_INV)
 			rxe_count(qp->rxe, RXE_CNT_RDMA_SENDS);
 		if (rxe_psn_diff(qp->comp.psn, wqe->last_psn) <= 0 &&
-		    wqe->opcode != IB_WR_REG_MR && wqe->opcode != IB_WR_LOCAL_INV &&
-		    qp->type_mask == RXE_MASK_RC && !failed)
+		    !rxe_wr_is_local(wqe->opcode) && qp->type_mask == RXE_MASK_RC && !failed)
 			qp->comp.psn = rxe_psn_add(wqe->last_psn, 1);
 		/* the slot is free for post_send once tail moves past it */
 		smp_store_release(&qp->sq.tail, qp->sq.tail + 1);

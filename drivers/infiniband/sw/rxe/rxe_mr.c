@@ -26,6 +26,12 @@
  * ib_map_mr_sg() fills a staging list (map_pages); IB_WR_REG_MR copies it
  * into the registration.  A ULP may map an MR for its next registration
  * while the current one is still in use, as the verbs allow.
+ *
+ * An rkey may also name a memory window (rxe_mw.c): its key indices
+ * follow the MRs', and a remote access under such a key goes through
+ * rxe_mw_do(), which checks the window and then runs the operation on
+ * the window's MR here (rxe_mr_apply_bound()).  An MR with windows bound
+ * to it cannot be deregistered.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -230,17 +236,24 @@ int rxe_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct rxe_mr *mr = to_rmr(ibmr);
 	struct rxe_dev *rxe = mr->rxe;
 
-	xa_erase_irq(&rxe->mr_xa, mr->index);
-	if (mr->kind != RXE_MR_FAST) {
-		WRITE_ONCE(mr->state, RXE_MR_INVALID);
-		/* its accesses run inside RCU read sections */
-		synchronize_rcu();
-	} else {
-		/* waits for the accesses in progress; later ones see INVALID */
-		write_lock_bh(&mr->lock);
-		mr->state = RXE_MR_INVALID;
+	/*
+	 * A fast-reg MR's accesses finish before this; later ones, and
+	 * binds, see INVALID.  A bind in progress holds the read side.
+	 */
+	write_lock_bh(&mr->lock);
+	if (atomic_read(&mr->num_mw)) {
 		write_unlock_bh(&mr->lock);
+		ibdev_dbg(&rxe->ib_dev,
+			  "dereg_mr of key %#x refused: %d memory windows bound\n",
+			  mr->key, atomic_read(&mr->num_mw));
+		return -EBUSY;
 	}
+	WRITE_ONCE(mr->state, RXE_MR_INVALID);
+	write_unlock_bh(&mr->lock);
+	xa_erase_irq(&rxe->mr_xa, mr->index);
+	/* the accesses of the other kinds run inside RCU read sections */
+	if (mr->kind != RXE_MR_FAST)
+		synchronize_rcu();
 	ib_umem_release(mr->umem);
 	kfree(mr->map_pages);
 	kvfree(mr->pages);
@@ -304,29 +317,6 @@ static void rxe_mr_move(struct rxe_mr *mr, u64 iova, u8 *buf, u32 len,
 	}
 }
 
-/*
- * The operations the data path does on an MR's memory, each run whole
- * under the checks of rxe_mr_allows().
- */
-enum rxe_mr_op {
-	RXE_MR_OP_CHECK,	/* nothing but the checks */
-	RXE_MR_OP_TO_MR,
-	RXE_MR_OP_FROM_MR,
-	RXE_MR_OP_ATOMIC,
-};
-
-/*
- * The operands and result of RXE_MR_OP_ATOMIC: CMP_SWAP, FETCH_ADD, or
- * (@store) an ATOMIC_WRITE of @swap_add.
- */
-struct rxe_mr_atomic_args {
-	bool	store;
-	bool	cmp_swap;
-	u64	compare;
-	u64	swap_add;
-	u64	orig;
-};
-
 /* Serialises ATOMIC operations of all QPs against each other. */
 static DEFINE_SPINLOCK(rxe_atomic_lock);
 
@@ -369,17 +359,27 @@ static int rxe_mr_apply(struct rxe_mr *mr, u32 key, struct ib_pd *pd,
 }
 
 /*
- * Find the MR of @key and, if it allows the access, run @op on it.
+ * Find the MR of @key and, if it allows the access, run @op on it.  Only
+ * a remote access (@qp given) may name a memory window.
  * Return: 0, -EACCES when the key, state, PD, rights or range refuse it,
  * -EINVAL for a misaligned atomic.
  */
-static int rxe_mr_do(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
-		     int access, u64 iova, u64 len, enum rxe_mr_op op,
-		     void *buf, struct rxe_mr_atomic_args *atomic)
+static int rxe_mr_do(struct rxe_dev *rxe, struct rxe_qp *qp, u32 key,
+		     struct ib_pd *pd, int access, u64 iova, u64 len,
+		     enum rxe_mr_op op, void *buf,
+		     struct rxe_mr_atomic_args *atomic)
 {
 	struct rxe_mr *mr;
 	int ret = -EACCES;
 
+	if (rxe_key_is_mw(key)) {
+		if (qp)
+			return rxe_mw_do(qp, key, access, iova, len, op, buf,
+					 atomic);
+		ibdev_dbg(&rxe->ib_dev, "key %#x: a window's key used locally\n",
+			  key);
+		return -EACCES;
+	}
 	rcu_read_lock();
 	mr = xa_load(&rxe->mr_xa, key >> 8);
 	if (mr && mr->kind == RXE_MR_FAST) {
@@ -400,11 +400,95 @@ static int rxe_mr_do(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
 }
 
 /**
- * rxe_mr_check() - may a QP use @len bytes at @iova under @key?
+ * rxe_mr_apply_bound() - run an operation on the MR a window is bound to
+ * @mr: the MR, which the window's binding holds (num_mw)
+ * @iova: first address, inside the window's range
+ * @len: bytes
+ * @op: what to do
+ * @buf: the buffer of a copy
+ * @atomic: the operands of RXE_MR_OP_ATOMIC
+ *
+ * The window's rights stand for the MR's: only its state and range are
+ * checked, under its lock as for any access.
+ *
+ * Context: the window's lock held for reading, inside an RCU read section.
+ * Return: 0, -EACCES (the MR is no longer VALID or no longer covers the
+ * range), -EINVAL for a misaligned atomic.
+ */
+int rxe_mr_apply_bound(struct rxe_mr *mr, u64 iova, u64 len,
+		       enum rxe_mr_op op, void *buf,
+		       struct rxe_mr_atomic_args *atomic)
+{
+	int ret;
+
+	if (mr->kind != RXE_MR_FAST)
+		return rxe_mr_apply(mr, mr->key, mr->ibmr.pd, 0, iova, len, op,
+				    buf, atomic);
+	read_lock_bh(&mr->lock);
+	ret = rxe_mr_apply(mr, mr->key, mr->ibmr.pd, 0, iova, len, op, buf,
+			   atomic);
+	read_unlock_bh(&mr->lock);
+	return ret;
+}
+
+/**
+ * rxe_mr_mw_hold() - the MR a window is being bound to, counted
  * @rxe: the device
- * @key: an lkey or rkey
- * @pd: the QP's PD; the MR must belong to it
- * @access: IB_ACCESS_* rights the use needs (0: local read)
+ * @lkey: the MR's lkey as the bind names it
+ * @pd: the binding QP's PD; the MR must belong to it
+ * @need: rights the MR must have (IB_ACCESS_MW_BIND, and LOCAL_WRITE for
+ *	a window with remote write or atomic rights)
+ * @iova: first address of the window
+ * @len: bytes of the window, not zero
+ *
+ * The MR's num_mw is raised while the MR is seen VALID under its lock, so
+ * dereg_mr() cannot pass it by; rxe_mr_mw_release() undoes it.
+ *
+ * Context: the binding QP's engine.
+ * Return: the MR, or NULL when no MR of @pd answers to @lkey with these
+ * rights over the range.
+ */
+struct rxe_mr *rxe_mr_mw_hold(struct rxe_dev *rxe, u32 lkey, struct ib_pd *pd,
+			      int need, u64 iova, u64 len)
+{
+	struct rxe_mr *mr = NULL, *found;
+
+	if (rxe_key_is_mw(lkey))
+		goto out;
+	rcu_read_lock();
+	found = xa_load(&rxe->mr_xa, lkey >> 8);
+	if (found) {
+		read_lock_bh(&found->lock);
+		if (rxe_mr_allows(found, lkey, pd, need, iova, len)) {
+			atomic_inc(&found->num_mw);
+			mr = found;
+		}
+		read_unlock_bh(&found->lock);
+	}
+	rcu_read_unlock();
+out:
+	if (!mr)
+		ibdev_dbg(&rxe->ib_dev,
+			  "bind to MR key %#x refused: %llu bytes at %#llx, rights %#x\n",
+			  lkey, len, iova, need);
+	return mr;
+}
+
+/**
+ * rxe_mr_mw_release() - a window bound to @mr is unbound
+ * @mr: the MR of rxe_mr_mw_hold()
+ */
+void rxe_mr_mw_release(struct rxe_mr *mr)
+{
+	atomic_dec(&mr->num_mw);
+}
+
+/**
+ * rxe_mr_check() - may a QP use @len bytes at @iova under @key?
+ * @qp: the QP the request arrived at; the MR must belong to its PD, a
+ *	window must allow it
+ * @key: an rkey of an MR or a memory window
+ * @access: IB_ACCESS_REMOTE_* rights the use needs
  * @iova: first address
  * @len: bytes
  *
@@ -415,19 +499,18 @@ static int rxe_mr_do(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
  * Context: bottom halves off, or process context.
  * Return: 0 or -EACCES.
  */
-int rxe_mr_check(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
-		 u64 iova, u64 len)
+int rxe_mr_check(struct rxe_qp *qp, u32 key, int access, u64 iova, u64 len)
 {
-	return rxe_mr_do(rxe, key, pd, access, iova, len, RXE_MR_OP_CHECK,
-			 NULL, NULL);
+	return rxe_mr_do(qp->rxe, qp, key, qp->ibqp.pd, access, iova, len,
+			 RXE_MR_OP_CHECK, NULL, NULL);
 }
 
 /**
- * rxe_mr_copy() - copy between the memory of an MR and a buffer
- * @rxe: the device
- * @key: an lkey or rkey
- * @pd: the QP's PD; the MR must belong to it
- * @access: IB_ACCESS_* rights the copy needs (0: local read)
+ * rxe_mr_copy() - copy between remotely accessed memory and a buffer
+ * @qp: the QP the request arrived at; the MR must belong to its PD, a
+ *	window must allow it
+ * @key: an rkey of an MR or a memory window
+ * @access: IB_ACCESS_REMOTE_* rights the copy needs
  * @iova: where in the MR
  * @buf: kernel buffer
  * @len: bytes
@@ -440,19 +523,18 @@ int rxe_mr_check(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
  * Context: bottom halves off, or process context.
  * Return: 0, or -EACCES with nothing copied.
  */
-int rxe_mr_copy(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
-		u64 iova, void *buf, u32 len, bool to_mr)
+int rxe_mr_copy(struct rxe_qp *qp, u32 key, int access, u64 iova, void *buf,
+		u32 len, bool to_mr)
 {
-	return rxe_mr_do(rxe, key, pd, access, iova, len,
+	return rxe_mr_do(qp->rxe, qp, key, qp->ibqp.pd, access, iova, len,
 			 to_mr ? RXE_MR_OP_TO_MR : RXE_MR_OP_FROM_MR, buf,
 			 NULL);
 }
 
 /**
  * rxe_mr_atomic() - execute an ATOMIC operation on a word of an MR
- * @rxe: the device
- * @key: the rkey
- * @pd: the QP's PD
+ * @qp: the QP the request arrived at
+ * @key: the rkey (of an MR or a memory window)
  * @iova: address of the 64-bit word
  * @cmp_swap: CMP_SWAP (else FETCH_ADD)
  * @compare: CMP_SWAP's compare operand
@@ -466,8 +548,8 @@ int rxe_mr_copy(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, int access,
  * Return: 0, -EACCES (refused) or -EINVAL (the word is not aligned in
  * memory).
  */
-int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
-		  bool cmp_swap, u64 compare, u64 swap_add, u64 *orig)
+int rxe_mr_atomic(struct rxe_qp *qp, u32 key, u64 iova, bool cmp_swap,
+		  u64 compare, u64 swap_add, u64 *orig)
 {
 	struct rxe_mr_atomic_args a = {
 		.cmp_swap = cmp_swap,
@@ -476,17 +558,16 @@ int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
 	};
 	int ret;
 
-	ret = rxe_mr_do(rxe, key, pd, IB_ACCESS_REMOTE_ATOMIC, iova,
-			sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
+	ret = rxe_mr_do(qp->rxe, qp, key, qp->ibqp.pd, IB_ACCESS_REMOTE_ATOMIC,
+			iova, sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
 	*orig = a.orig;
 	return ret;
 }
 
 /**
  * rxe_mr_atomic_write() - store a 64-bit word of an MR in one go
- * @rxe: the device
- * @key: the rkey
- * @pd: the QP's PD
+ * @qp: the QP the request arrived at
+ * @key: the rkey (of an MR or a memory window)
  * @iova: address of the word
  * @val: the 8 bytes to store, in memory order
  *
@@ -498,16 +579,15 @@ int rxe_mr_atomic(struct rxe_dev *rxe, u32 key, struct ib_pd *pd, u64 iova,
  * Return: 0, -EACCES (refused) or -EINVAL (the word is not aligned in
  * memory).
  */
-int rxe_mr_atomic_write(struct rxe_dev *rxe, u32 key, struct ib_pd *pd,
-			u64 iova, u64 val)
+int rxe_mr_atomic_write(struct rxe_qp *qp, u32 key, u64 iova, u64 val)
 {
 	struct rxe_mr_atomic_args a = {
 		.store = true,
 		.swap_add = val,
 	};
 
-	return rxe_mr_do(rxe, key, pd, IB_ACCESS_REMOTE_WRITE, iova,
-			 sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
+	return rxe_mr_do(qp->rxe, qp, key, qp->ibqp.pd, IB_ACCESS_REMOTE_WRITE,
+			 iova, sizeof(u64), RXE_MR_OP_ATOMIC, NULL, &a);
 }
 
 /**
@@ -537,9 +617,11 @@ int rxe_sge_copy(struct rxe_dev *rxe, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - offset);
-		ret = rxe_mr_copy(rxe, sge[i].lkey, pd,
-				  to_sge ? IB_ACCESS_LOCAL_WRITE : 0,
-				  sge[i].addr + offset, buf, n, to_sge);
+		ret = rxe_mr_do(rxe, NULL, sge[i].lkey, pd,
+				to_sge ? IB_ACCESS_LOCAL_WRITE : 0,
+				sge[i].addr + offset, n,
+				to_sge ? RXE_MR_OP_TO_MR : RXE_MR_OP_FROM_MR,
+				buf, NULL);
 		if (ret)
 			return ret;
 		buf += n;

@@ -10,7 +10,8 @@
  * waits for its response, rxe_wr_is_rd_atomic()), and IB_SEND_FENCE
  * waits for the outstanding ones.  UD and UC messages are done once sent;
  * a UD message larger than the MTU is done without being sent.
- * Local operations (IB_WR_REG_MR, IB_WR_LOCAL_INV) execute in SQ order.
+ * Local operations (IB_WR_REG_MR, IB_WR_LOCAL_INV, IB_WR_BIND_MW) execute
+ * in SQ order.
  * In SQD the requester finishes (and resends) the WQEs it has begun, and
  * begins no other.
  */
@@ -201,6 +202,14 @@ static void rxe_req_local_op(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 		};
 
 		ret = rxe_mr_fast_reg(qp->rxe, qp->ibqp.pd, &reg);
+	} else if (wqe->opcode == IB_WR_BIND_MW) {
+		wqe->state = RXE_WQE_DONE;
+		wqe->status = rxe_mw_bind(qp, wqe->bind.mw_rkey, wqe->bind.rkey,
+					  wqe->bind.mr_lkey, wqe->bind.addr,
+					  wqe->bind.length, wqe->bind.access);
+		return;
+	} else if (rxe_key_is_mw(wqe->imm_or_inv)) {
+		ret = rxe_mw_invalidate(qp, wqe->imm_or_inv, false);
 	} else {
 		ret = rxe_mr_invalidate(qp->rxe, qp->ibqp.pd,
 					wqe->imm_or_inv);
@@ -258,8 +267,7 @@ int rxe_req_process(struct rxe_qp *qp)
 			break;
 		if ((wqe->send_flags & IB_SEND_FENCE) && qp->req.rd_atomic)
 			break;
-		if (wqe->opcode == IB_WR_REG_MR ||
-		    wqe->opcode == IB_WR_LOCAL_INV) {
+		if (rxe_wr_is_local(wqe->opcode)) {
 			rxe_req_begin(qp);
 			rxe_req_local_op(qp, wqe);
 			qp->req.idx++;

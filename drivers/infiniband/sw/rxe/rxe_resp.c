@@ -181,8 +181,7 @@ static bool rxe_resp_read_pkt(struct rxe_qp *qp, struct rxe_rd_stream *rd)
 	if (mask & RXE_MASK_AETH)
 		rxe_aeth_build(bth + rxe_hdr_offset(mask, RXE_MASK_AETH),
 			       RXE_AETH_ACK | RXE_AETH_NO_CREDITS, qp->resp.msn);
-	if (n && rxe_mr_copy(qp->rxe, rd->rkey, qp->ibqp.pd,
-			     IB_ACCESS_REMOTE_READ, rd->va,
+	if (n && rxe_mr_copy(qp, rd->rkey, IB_ACCESS_REMOTE_READ, rd->va,
 			     bth + rxe_opcode_hdr_len(mask), n, false)) {
 		/* The MR was invalidated or deregistered under the READ. */
 		kfree_skb(skb);
@@ -310,8 +309,7 @@ static void rxe_resp_read_new(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
 		return;
 	}
-	if (len && rxe_mr_check(qp->rxe, rkey, qp->ibqp.pd,
-				IB_ACCESS_REMOTE_READ, va, len)) {
+	if (len && rxe_mr_check(qp, rkey, IB_ACCESS_REMOTE_READ, va, len)) {
 		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
 		return;
 	}
@@ -364,7 +362,7 @@ static bool rxe_resp_atomic(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
 		return false;
 	}
-	ret = rxe_mr_atomic(qp->rxe, rxe_atmeth_rkey(h), qp->ibqp.pd, va,
+	ret = rxe_mr_atomic(qp, rxe_atmeth_rkey(h), va,
 			    pkt->opcode == RXE_OP_CMP_SWAP, rxe_atmeth_comp(h),
 			    rxe_atmeth_swap_add(h), &orig);
 	if (ret) {
@@ -403,8 +401,7 @@ static bool rxe_resp_atomic_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 		return false;
 	}
 	memcpy(&val, rxe_pkt_payload(pkt), sizeof(val));
-	ret = rxe_mr_atomic_write(qp->rxe, rxe_reth_rkey(reth), qp->ibqp.pd,
-				  va, val);
+	ret = rxe_mr_atomic_write(qp, rxe_reth_rkey(reth), va, val);
 	if (ret) {
 		rxe_resp_fatal(qp, ret == -EINVAL ? RXE_NAK_INVALID_REQ :
 						    RXE_NAK_REM_ACCESS,
@@ -532,7 +529,9 @@ static bool rxe_resp_send(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	if (pkt->mask & RXE_MASK_IETH) {
 		/* The completion must not report an invalidation that failed. */
 		inv_key = rxe_get32(rxe_pkt_ext(pkt, RXE_MASK_IETH));
-		if (rxe_mr_invalidate(qp->rxe, qp->ibqp.pd, inv_key)) {
+		if (rxe_key_is_mw(inv_key) ?
+		    rxe_mw_invalidate(qp, inv_key, true) :
+		    rxe_mr_invalidate(qp->rxe, qp->ibqp.pd, inv_key)) {
 			rxe_resp_complete_recv(qp, pkt, IB_WC_RECV, 0,
 					       IB_WC_REM_INV_REQ_ERR);
 			rxe_resp_fatal(qp, RXE_NAK_INVALID_REQ, pkt->psn);
@@ -571,8 +570,8 @@ static bool rxe_resp_write_open(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	qp->resp.va = rxe_reth_va(reth);
 	qp->resp.resid = len;
 	qp->resp.wlen = len;
-	if (len && rxe_mr_check(qp->rxe, qp->resp.wkey, qp->ibqp.pd,
-				IB_ACCESS_REMOTE_WRITE, qp->resp.va, len)) {
+	if (len && rxe_mr_check(qp, qp->resp.wkey, IB_ACCESS_REMOTE_WRITE,
+				qp->resp.va, len)) {
 		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);
 		return false;
 	}
@@ -598,8 +597,7 @@ static bool rxe_resp_write(struct rxe_qp *qp, const struct rxe_pkt *pkt)
 	}
 	/* The MR may have been invalidated or replaced since the FIRST packet. */
 	if (pkt->paylen &&
-	    rxe_mr_copy(qp->rxe, qp->resp.wkey, qp->ibqp.pd,
-			IB_ACCESS_REMOTE_WRITE, qp->resp.va,
+	    rxe_mr_copy(qp, qp->resp.wkey, IB_ACCESS_REMOTE_WRITE, qp->resp.va,
 			(void *)rxe_pkt_payload(pkt), pkt->paylen, true)) {
 		qp->resp.in_write = false;
 		rxe_resp_fatal(qp, RXE_NAK_REM_ACCESS, pkt->psn);

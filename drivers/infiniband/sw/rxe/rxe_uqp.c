@@ -226,6 +226,18 @@ static int rxe_uqp_import_wqe(struct rxe_qp *qp, const struct rxe_send_wqe *hdr,
 	/* librxe puts an ATOMIC_WRITE's 8 bytes where inline data goes */
 	if (wqe->opcode == IB_WR_ATOMIC_WRITE)
 		wqe->send_flags |= IB_SEND_INLINE;
+	if (wqe->opcode == IB_WR_BIND_MW) {
+		/* no data: what the bind needs is in the WR */
+		wqe->num_sge = 0;
+		wqe->length = 0;
+		wqe->bind.mw_rkey = wr->wr.mw.mw_rkey;
+		wqe->bind.rkey = wr->wr.mw.rkey;
+		wqe->bind.mr_lkey = wr->wr.mw.mr_lkey;
+		wqe->bind.access = wr->wr.mw.access;
+		wqe->bind.addr = wr->wr.mw.addr;
+		wqe->bind.length = wr->wr.mw.length;
+		return 0;
+	}
 	ret = rxe_uqp_import_data(qp, hdr, tail, wqe);
 	if (ret)
 		return ret;

@@ -145,8 +145,9 @@ static int rxe_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
  * @qp: the QP; a user QP's opcodes come from its ring, as any u32
  * @op: IB_WR_*
  *
- * Memory windows, TSO and flushes are not offered, and IB_WR_REG_MR
- * (which names a kernel MR) only to kernel QPs.
+ * TSO and flushes are not offered, IB_WR_REG_MR (which names a kernel
+ * MR) only to kernel QPs, and IB_WR_BIND_MW (which names a window by
+ * its rkey) only to user QPs: the kernel has no memory windows.
  *
  * Return: true if it may.
  */
@@ -158,6 +159,8 @@ bool rxe_opcode_ok(const struct rxe_qp *qp, u32 op)
 		return true;
 	case IB_WR_REG_MR:
 		return qp->type_mask != RXE_MASK_UD && !qp->sq.uring;
+	case IB_WR_BIND_MW:
+		return qp->type_mask != RXE_MASK_UD && qp->sq.uring;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_LOCAL_INV:
@@ -340,8 +343,8 @@ static int rxe_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 /*
  * The verbs, by object.  What is not here the core refuses with
- * -EOPNOTSUPP (memory windows, user queues and MRs, XRC, flow steering, ...).
- * The core allocates PDs, AHs, CQs, SRQs and QPs itself, with room for
+ * -EOPNOTSUPP (XRC, flow steering, ...).
+ * The core allocates PDs, AHs, CQs, SRQs, QPs and MWs itself, with room for
  * the provider's part (INIT_RDMA_OBJ_SIZE next to each object's verbs).
  */
 const struct ib_device_ops rxe_dev_ops = {
@@ -413,4 +416,9 @@ const struct ib_device_ops rxe_dev_ops = {
 	.alloc_mr = rxe_alloc_mr,
 	.map_mr_sg = rxe_map_mr_sg,
 	.dereg_mr = rxe_dereg_mr,
+
+	/* memory windows */
+	INIT_RDMA_OBJ_SIZE(ib_mw, rxe_mw, ibmw),
+	.alloc_mw = rxe_alloc_mw,
+	.dealloc_mw = rxe_dealloc_mw,
 };

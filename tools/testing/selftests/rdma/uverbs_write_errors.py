@@ -8,7 +8,8 @@ checked for its result or its errno: framing errors, commands before and
 after GET_CONTEXT, unknown commands, extended QUERY_DEVICE, QUERY_PORT,
 ALLOC_PD/DEALLOC_PD with good and bad handles, REG_MR/DEREG_MR (rights,
 ranges, handles, the pinned page count in /proc/self/status, `rdma res`,
-RLIMIT_MEMLOCK for an unprivileged user), completion channels and CQs
+RLIMIT_MEMLOCK for an unprivileged user), ALLOC_MW/DEALLOC_MW (types,
+handles, rkeys, the PD's EBUSY), completion channels and CQs
 (sizes, vectors, flags, the ring librxe maps, mmap() offsets, destroy
 counts; RESIZE_CQ's refusals, its new ring and the entries it moves),
 AHs (ah_num, RoCE without GRH, ports), the QP commands' refusals
@@ -46,6 +47,8 @@ CMD_ALLOC_PD = 3
 CMD_DEALLOC_PD = 4
 CMD_REG_MR = 9
 CMD_DEREG_MR = 13
+CMD_ALLOC_MW = 14
+CMD_DEALLOC_MW = 16
 CMD_CREATE_AH = 5
 CMD_DESTROY_AH = 8
 CMD_CREATE_COMP_CHANNEL = 17
@@ -208,6 +211,17 @@ def reg_mr(fd, resp, pd, start, length, access, hca_va=None, extra=b""):
 
 def dereg_mr(fd, handle):
     return do_write(fd, legacy(CMD_DEREG_MR, struct.pack("=I", handle), 0))
+
+
+def alloc_mw(fd, resp, pd, mw_type, reserved=b"\0\0\0", extra=b"",
+             out_words=2):
+    return do_write(fd, legacy(CMD_ALLOC_MW,
+                               struct.pack("=QIB", resp.addr, pd, mw_type) +
+                               reserved, out_words, extra=extra))
+
+
+def dealloc_mw(fd, handle):
+    return do_write(fd, legacy(CMD_DEALLOC_MW, struct.pack("=I", handle), 0))
 
 
 def vm_pin_kb():
@@ -502,6 +516,61 @@ def mrs(fd, pd):
            "handles %d %d %d" % (mr, mr2, mr3))
     # mr2 stays: closing the file must deregister it.
     return base
+
+
+def mws(fd):
+    """ALLOC_MW and DEALLOC_MW on a PD of their own; the bind and the
+    accesses through windows are pyverbs' (test_mr.MWTest)."""
+    rpd = Resp(4)
+    alloc_pd(fd, rpd)
+    pd = struct.unpack("=I", rpd.raw())[0]
+    n = len(legacy(CMD_ALLOC_MW, b"\0" * 16, 0))
+    r1, r2, bad = Resp(8), Resp(8), Resp(8)
+    expect_ok("ALLOC_MW of type 1", alloc_mw(fd, r1, pd, 1), n)
+    expect_ok("ALLOC_MW of type 2", alloc_mw(fd, r2, pd, 2), n)
+    h1, k1 = struct.unpack("=II", r1.raw())
+    h2, k2 = struct.unpack("=II", r2.raw())
+    report(h1 != h2 and k1 >> 8 != k2 >> 8,
+           "two MWs get two handles and rkeys of two key indices",
+           "handles %d %d, rkeys %#x %#x" % (h1, h2, k1, k2))
+    # The MR indices are 1..max_mr; rxe numbers its windows after them.
+    report(k1 >> 8 > 0x7ffff and k2 >> 8 > 0x7ffff,
+           "MW rkeys are not MR keys (index above max_mr)",
+           "rkeys %#x %#x" % (k1, k2))
+    for t in (0, 3, 255):
+        expect_errno("ALLOC_MW of type %d is EINVAL" % t,
+                     alloc_mw(fd, bad, pd, t), errno.EINVAL)
+    expect_errno("ALLOC_MW with a reserved byte set is EINVAL",
+                 alloc_mw(fd, bad, pd, 1, reserved=b"\0\1\0"), errno.EINVAL)
+    expect_errno("ALLOC_MW with an unknown PD handle is ENOENT",
+                 alloc_mw(fd, bad, pd + 1000, 1), errno.ENOENT)
+    expect_errno("ALLOC_MW with an MW's handle as the PD is EINVAL",
+                 alloc_mw(fd, bad, h1, 1), errno.EINVAL)
+    expect_errno("ALLOC_MW with driver data rxe does not define is EINVAL",
+                 alloc_mw(fd, bad, pd, 1, extra=b"\1" + b"\0" * 7),
+                 errno.EINVAL)
+    expect_errno("ALLOC_MW with room for 4 response bytes is ENOSPC",
+                 alloc_mw(fd, bad, pd, 1, out_words=1), errno.ENOSPC)
+    expect_errno("DEALLOC_PD while it has MWs is EBUSY", dealloc_pd(fd, pd),
+                 errno.EBUSY)
+    expect_errno("DEALLOC_MW with the PD's handle is EINVAL",
+                 dealloc_mw(fd, pd), errno.EINVAL)
+    expect_errno("DEALLOC_MW of an unknown handle is ENOENT",
+                 dealloc_mw(fd, max(h1, h2) + 1000), errno.ENOENT)
+    expect_errno("DEALLOC_MW with an 8-byte write is ENOSPC",
+                 do_write(fd, legacy(CMD_DEALLOC_MW, b"", 0)), errno.ENOSPC)
+    expect_ok("DEALLOC_MW of type 1", dealloc_mw(fd, h1), 12)
+    expect_errno("DEALLOC_MW of the same handle again is ENOENT",
+                 dealloc_mw(fd, h1), errno.ENOENT)
+    r3 = Resp(8)
+    expect_ok("ALLOC_MW of type 1 again", alloc_mw(fd, r3, pd, 1), n)
+    h3, k3 = struct.unpack("=II", r3.raw())
+    report(k3 != k1, "a new MW does not get the freed one's rkey",
+           "both %#x" % k3)
+    expect_ok("DEALLOC_MW of type 2", dealloc_mw(fd, h2), 12)
+    expect_errno("DEALLOC_PD while one MW is left is EBUSY",
+                 dealloc_pd(fd, pd), errno.EBUSY)
+    # h3 and its PD stay: closing the file must destroy them.
 
 
 def pfn(addr):
@@ -1572,6 +1641,7 @@ def main():
     queries(fd)
     pd = pds(fd)
     base = mrs(fd, pd)
+    mws(fd)
     cqs(fd, MAX_CQE[0], NCOMP[0])
     resize_cqs(fd, pd, MAX_CQE[0])
     ahs(fd, args.ibdev)

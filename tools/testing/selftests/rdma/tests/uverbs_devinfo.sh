@@ -153,16 +153,24 @@ for t in send_wr send_sge recv_sge recv_wr; do
 	PYVERBS_PASS+=" test_qp.QPTest.test_create_raw_qp_ex_with_illegal_caps_max_$t"
 done
 PYVERBS_PASS+=" test_qp.QPTest.test_query_data_in_order test_qp.QPTest.test_modify_ud_qp"
-# test_qpex: all but XRC (no XRC domains) and BIND_MW (no memory windows;
-# stock passes it)
+# test_qpex: all but XRC (no XRC domains)
 for t in qp_ex_rc_atomic_cmp_swp qp_ex_rc_atomic_fetch_add qp_ex_rc_atomic_write \
 	qp_ex_rc_rdma_read \
 	qp_ex_rc_rdma_read_zero_size qp_ex_rc_rdma_write qp_ex_rc_rdma_write_imm \
 	qp_ex_rc_rdma_write_zero_length qp_ex_rc_send qp_ex_rc_send_imm \
 	qp_ex_ud_send qp_ex_ud_send_imm qp_ex_ud_zero_size full_rq_bad_flow \
 	post_receive_qp_state_bad_flow post_send_qp_state_bad_flow \
-	rq_with_larger_sgl_bad_flow; do
+	rq_with_larger_sgl_bad_flow qp_ex_rc_bind_mw; do
 	PYVERBS_PASS+=" test_qpex.QpExTestCase.test_$t"
+done
+# test_mr: memory windows of type 1 and 2 (rxe_mw.c): bound, used by RDMA
+# WRITEs, then unbound by a zero-length bind (type 1), LOCAL_INV, a SEND
+# with invalidate or DEALLOC_MW (type 2), after which a WRITE must fail
+# with a remote access error; and ALLOC_MW of type 3 must fail.
+for t in mw_type1 invalidate_mw_type1 mw_type2 mw_type2_invalidate_local \
+	mw_type2_invalidate_remote mw_type2_invalidate_dealloc \
+	reg_mw_wrong_type; do
+	PYVERBS_PASS+=" test_mr.MWTest.test_$t"
 done
 
 # pyverbs_suite: runs PYVERBS_PASS from a copy of the suite, one result
@@ -195,6 +203,97 @@ pyverbs_suite() {
 			ktap_fail "pyverbs: $t" "$(grep -A3 -F "(tests.$t)" <<<"$out" | head -n 4)"
 		fi
 	done
+}
+
+# pyverbs_mw_check: what MWTest does not try, on a pair of RC QPs of the
+# suite's MWRC resources (the suite copied by pyverbs_suite): an MR with a
+# window bound refuses ibv_dereg_mr with EBUSY and deregisters once it is
+# unbound; a window a byte shorter than a WRITE refuses it (the MR
+# covers it: the window's range decides); a
+# second bind of a bound type 2 window, and a bind to an MR without
+# MW_BIND, complete with IBV_WC_MW_BIND_ERR.
+pyverbs_mw_check() {
+	(cd /tmp/pyverbs-suite && PYTHONPATH=tests "$PY" - <<'PY'
+import errno, json, subprocess
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.mr import MR, MWBind, MWBindInfo
+from pyverbs.wr import SendWR
+import pyverbs.enums as e
+from tests.test_mr import MWRC
+import tests.utils as u
+
+def mrs():
+    rows = json.loads(subprocess.run(["rdma", "-j", "resource", "show"],
+                                     capture_output=True, check=True).stdout)
+    return [r for r in rows if r.get("ifname") == "rxe0"][0]["mr"]
+
+def pair(mw_type):
+    a = MWRC("rxe0", 1, 1, mw_type)
+    b = MWRC("rxe0", 1, 1, mw_type)
+    a.pre_run(b.psns, b.qps_num)
+    b.pre_run(a.psns, a.qps_num)
+    return a, b
+
+def bind2(p, info):
+    wr = SendWR(opcode=e.IBV_WR_BIND_MW)
+    wr.set_bind_wr(p.mw, info)
+    p.qp.post_send(wr)
+    return wr.rkey, u._poll_cq(p.cq)[0].status
+
+# type 1: the MR is busy while the window is bound
+a, b = pair(e.IBV_MW_TYPE_1)
+a.qp.bind_mw(a.mw, a.mw_bind)
+u.poll_cq(a.cq)
+n = mrs()
+try:
+    a.mr.close()
+    raise AssertionError("ibv_dereg_mr of an MR with a bound window succeeded")
+except PyverbsRDMAError as ex:
+    assert ex.error_code == errno.EBUSY, "dereg_mr: want EBUSY, got %d" % ex.error_code
+print("dereg_mr with a bound window: EBUSY")
+a.qp.bind_mw(a.mw, MWBind(MWBindInfo(a.mr, a.mr.buf, 0, 0), e.IBV_SEND_SIGNALED))
+u.poll_cq(a.cq)
+a.mr.close()
+assert mrs() == n - 1, "the MR is still listed after the unbind and dereg"
+print("after a zero-length bind the MR deregisters")
+for p in (a, b):
+    p.mw.close()
+
+# type 2: a window shorter than the WRITE; binds refused
+a, b = pair(e.IBV_MW_TYPE_2)
+rkey, st = bind2(b, MWBindInfo(b.mr, b.mr.buf, b.msg_size - 1,
+                               e.IBV_ACCESS_REMOTE_WRITE))
+assert st == e.IBV_WC_SUCCESS, "bind: status %d" % st
+a.rkey, a.remote_addr = rkey, b.mr.buf
+try:
+    u.rdma_traffic(a, b, 1, 1, 1, send_op=e.IBV_WR_RDMA_WRITE)
+    raise AssertionError("RDMA WRITE past the end of a window succeeded")
+except PyverbsRDMAError as ex:
+    assert "Remote access error" in str(ex), str(ex)
+print("RDMA WRITE one byte past a window: remote access error")
+for p in (a, b):
+    p.mw.close()
+
+# (each refused bind puts its QP in the error state: a pair each)
+a, b = pair(e.IBV_MW_TYPE_2)
+rkey, st = bind2(b, b.mw_bind_info)
+assert st == e.IBV_WC_SUCCESS, "bind: status %d" % st
+rkey, st = bind2(b, b.mw_bind_info)
+assert st == e.IBV_WC_MW_BIND_ERR, "second bind of a type 2 window: status %d" % st
+print("second bind of a bound type 2 window: IBV_WC_MW_BIND_ERR")
+for p in (a, b):
+    p.mw.close()
+
+a, b = pair(e.IBV_MW_TYPE_2)
+plain = MR(a.pd, a.msg_size, e.IBV_ACCESS_LOCAL_WRITE)
+rkey, st = bind2(a, MWBindInfo(plain, plain.buf, a.msg_size,
+                               e.IBV_ACCESS_REMOTE_WRITE))
+assert st == e.IBV_WC_MW_BIND_ERR, "bind to an MR without MW_BIND: status %d" % st
+print("bind to an MR without MW_BIND: IBV_WC_MW_BIND_ERR")
+for p in (a, b):
+    p.mw.close()
+PY
+	)
 }
 
 rxe0_res_empty() {
@@ -417,6 +516,15 @@ guest_a() {
 	fi
 
 	pyverbs_suite
+	out=$(pyverbs_mw_check 2>&1)
+	rc=$?
+	ktap_diag "$out"
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "pyverbs: MW refusals (busy MR, window range, type 2 rebind, MR without MW_BIND)"
+	else
+		ktap_fail "pyverbs: MW refusals (busy MR, window range, type 2 rebind, MR without MW_BIND)" \
+			"$(tail -n 3 <<<"$out")"
+	fi
 	retry_until 10 rxe0_res_empty
 	ktap_check "the pyverbs suite left no PD, MR, CQ or context" rxe0_res_empty
 
@@ -455,27 +563,25 @@ devinfo_fields() {
 #   Every limit of the project's rdma_rxe is stock rxe's, and enforced
 #   (rdma_rxe_limits.c in rxe_loop_ktap, rxe_gid_table), except where the
 #   project's device has less than stock rxe claims:
-#   max_mw: no memory windows (stock: 524287).
 #   max_pkeys: the P_Key table has one entry, the default P_Key, on both
 #     (pkey_tbl_len 1); stock reports 64 all the same.
 #   device_cap_flags: stock's AUTO_PATH_MIG (no alternate path is kept),
 #     CHANGE_PHY_PORT (one port: nothing to move a QP to), SRQ_RESIZE
-#     (modify_srq refuses a new max_wr), MEM_WINDOW and MEM_WINDOW_TYPE_2B
-#     (no memory windows) are not claimed.
+#     (modify_srq refuses a new max_wr) are not claimed.  Both claim
+#     MEM_WINDOW and MEM_WINDOW_TYPE_2B.
 #   device_cap_flags_ex: the same, and FLUSH_GLOBAL and FLUSH_PERSISTENT
 #     (in stock's "Unknown flags: 0x1C000000000"): no FLUSH opcode.  Both
 #     claim ATOMIC_WRITE (bit 40).
 #   port_cap_flags: CM_SUP, which stock rxe sets on its own; the project
 #     has no connection manager (ib_cm) yet.
 DEVINFO_VARIES="node_guid sys_image_guid GID[0-9]+
-	max_mw max_pkeys device_cap_flags device_cap_flags_ex port_cap_flags"
+	max_pkeys device_cap_flags device_cap_flags_ex port_cap_flags"
 
 # The bits of stock's flags the project's rdma_rxe does not claim, as
-# explained above: AUTO_PATH_MIG, CHANGE_PHY_PORT, SRQ_RESIZE, MEM_WINDOW,
-# MEM_WINDOW_TYPE_2B (bits 4, 5, 13, 17, 24); FLUSH_GLOBAL,
-# FLUSH_PERSISTENT (38, 39); CM_SUP (16).
-DEVINFO_UNCLAIMED="device_cap_flags 0x1022030
-device_cap_flags_ex 0xc001022030
+# explained above: AUTO_PATH_MIG, CHANGE_PHY_PORT, SRQ_RESIZE (bits 4, 5,
+# 13); FLUSH_GLOBAL, FLUSH_PERSISTENT (38, 39); CM_SUP (16).
+DEVINFO_UNCLAIMED="device_cap_flags 0x2030
+device_cap_flags_ex 0xc000002030
 port_cap_flags 0x10000"
 
 # devinfo_value FILE FIELD: the first word of FIELD's value
@@ -498,12 +604,6 @@ check_explained() {
 			ktap_fail "$f: stock's without $mask" "project '$ours', stock '$stock'"
 		fi
 	done <<<"$DEVINFO_UNCLAIMED"
-	ours=$(devinfo_value "$a" max_mw)
-	if [ "$ours" = 0 ]; then
-		ktap_ok "max_mw: 0, no memory windows"
-	else
-		ktap_fail "max_mw: 0, no memory windows" "'$ours'"
-	fi
 	ours=$(devinfo_value "$a" max_pkeys)
 	if [ -n "$ours" ] && [ "$ours" = "$(devinfo_value "$a" pkey_tbl_len)" ]; then
 		ktap_ok "max_pkeys: $ours, the P_Key table's length"
