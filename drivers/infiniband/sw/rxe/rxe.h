@@ -852,6 +852,7 @@ struct rxe_qp {
 		u32		noack;		/* packets since the last AckReq */
 		u32		rd_atomic;	/* READ/ATOMIC outstanding */
 		u32		started;	/* one past the last WQE begun */
+		unsigned long	sent_at;	/* jiffies of the last RC packet */
 		bool		rnr_wait;	/* waiting for @rnr_timer */
 	} req;
 
@@ -975,6 +976,7 @@ bool rxe_resp_read_more(struct rxe_qp *qp);
 void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
 		 const struct rxe_pkt *pkt);
 void rxe_retrans_timer_arm(struct rxe_qp *qp);
+bool rxe_retrans_timer_expired(struct rxe_qp *qp);
 
 /* ---- network (rxe_net.c) and receive (rxe_recv.c) ------------------------- */
 

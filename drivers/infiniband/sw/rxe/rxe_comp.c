@@ -388,6 +388,7 @@ void rxe_comp_timeouts(struct rxe_qp *qp)
 		rxe_retrans_timer_arm(qp);
 	}
 	if (xchg(&qp->timeout_fired, false) && !qp->req.rnr_wait &&
-	    rxe_psn_diff(qp->req.psn, qp->comp.psn) > 0)
+	    rxe_psn_diff(qp->req.psn, qp->comp.psn) > 0 &&
+	    rxe_retrans_timer_expired(qp))
 		rxe_comp_retry_now(qp);
 }

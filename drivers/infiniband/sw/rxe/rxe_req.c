@@ -87,18 +87,50 @@ static int rxe_req_gather(struct rxe_qp *qp, struct rxe_sq_entry *wqe,
 			    buf, n, false);
 }
 
+/* The local ACK timeout of @qp in jiffies; 0 when it waits for ever. */
+static unsigned long rxe_ack_timeout_jiffies(const struct rxe_qp *qp)
+{
+	u64 us = rxe_ack_timeout_usecs(qp->attr.timeout);
+
+	return us ? max_t(unsigned long, 2, usecs_to_jiffies(us)) : 0;
+}
+
 /**
  * rxe_retrans_timer_arm() - (re)start the local ACK timeout of an RC QP
  * @qp: the QP
  */
 void rxe_retrans_timer_arm(struct rxe_qp *qp)
 {
-	u64 us = rxe_ack_timeout_usecs(qp->attr.timeout);
+	unsigned long t = rxe_ack_timeout_jiffies(qp);
 
-	if (qp->type_mask != RXE_MASK_RC || !us || READ_ONCE(qp->destroyed))
+	if (qp->type_mask != RXE_MASK_RC || !t || READ_ONCE(qp->destroyed))
 		return;
-	mod_timer(&qp->retrans_timer, jiffies + max_t(unsigned long, 2,
-						      usecs_to_jiffies(us)));
+	mod_timer(&qp->retrans_timer, jiffies + t);
+}
+
+/**
+ * rxe_retrans_timer_expired() - is the local ACK timeout really over?
+ * @qp: the RC QP whose timer fired; called by its engine only
+ *
+ * The timeout counts from the last request packet sent, but the timer
+ * is started by the first packet of a burst only (moving it for every
+ * packet would cost a timer update each).  A message that takes longer
+ * to send than the timeout (64 KiB on a slow host) would otherwise be
+ * resent before its last packet could be acknowledged, again and again
+ * until the retry count ran out.  When a packet went out since the
+ * timer was started, the timer moves to that packet's deadline.
+ *
+ * Return: true when the timeout has passed since the last packet sent.
+ */
+bool rxe_retrans_timer_expired(struct rxe_qp *qp)
+{
+	unsigned long due = qp->req.sent_at + rxe_ack_timeout_jiffies(qp);
+
+	if (!time_before(jiffies, due))
+		return true;
+	if (!READ_ONCE(qp->destroyed))
+		mod_timer(&qp->retrans_timer, due);
+	return false;
 }
 
 /* Build and send the next packet of @wqe.  Returns 0 or a negative errno. */
@@ -181,6 +213,7 @@ static int rxe_req_send_pkt(struct rxe_qp *qp, struct rxe_sq_entry *wqe)
 			wqe->state = RXE_WQE_SENT;
 	}
 	if (qp->type_mask == RXE_MASK_RC) {
+		qp->req.sent_at = jiffies;
 		if (!timer_pending(&qp->retrans_timer))
 			rxe_retrans_timer_arm(qp);
 	} else if (wqe->state == RXE_WQE_SENT) {
