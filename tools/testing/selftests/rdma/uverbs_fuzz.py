@@ -95,6 +95,7 @@ INTERESTING = (0, 1, 2, 3, 7, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x10000,
 MAX_CTX = 4                 # contexts in the pool of a round
 MAX_OBJS = 12               # live objects of a kind per context
 MAX_MAPS = 24               # mappings per context
+BAD = "bad"                 # resp_place(): nowhere the kernel can write
 MAX_SHOWN = 40              # failure lines printed
 REFUSED = -(1 << 20)        # not a system call's result: Python refused
 LIBC.ioctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)
@@ -112,20 +113,32 @@ def c_ioctl(fd, req, arg):
 
 class Area:
     """An anonymous mapping the kernel may write anywhere in: RW pages,
-    then a PROT_NONE guard page, a read-only page and another guard."""
+    then a PROT_NONE guard page, a read-only page and a PROT_NONE tail
+    longer than any response and driver answer the framing can ask for
+    (2 x 0xffff 8-byte words past a pointer into the area): whatever the
+    words of a command say, the kernel cannot reach this process's other
+    memory from a pointer into the area."""
+
+    TAIL = (2 * 0xffff * 8) // PAGE + 2
 
     def __init__(self, pages):
         self.size = pages * PAGE
-        self.total = self.size + 3 * PAGE
-        self.addr = uw.mapped(self.total)
-        LIBC.mprotect(self.addr + self.size, PAGE, PROT_NONE)
-        LIBC.mprotect(self.addr + self.size + PAGE, PAGE, mmap.PROT_READ)
-        LIBC.mprotect(self.addr + self.size + 2 * PAGE, PAGE, PROT_NONE)
+        self.total = self.size + (2 + self.TAIL) * PAGE
+        self.addr = LIBC.mmap(None, self.total, PROT_NONE,
+                              mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+        if self.addr in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap")
+        if LIBC.mprotect(self.addr, self.size, PROT_RW) or \
+                LIBC.mprotect(self.addr + self.size + PAGE, PAGE, mmap.PROT_READ):
+            raise OSError(ctypes.get_errno(), "mprotect")
+        ctypes.memset(self.addr, 0x5a, self.size)
         self.guard = self.addr + self.size
         self.rdonly = self.addr + self.size + PAGE
 
     def read(self, off, n):
-        return ctypes.string_at(self.addr + off, n)
+        """n bytes at off; zeros for what is past the writable pages."""
+        m = max(0, min(n, self.size - off))
+        return ctypes.string_at(self.addr + off, m) + b"\0" * (n - m)
 
     def clear(self, n):
         ctypes.memset(self.addr, 0, min(n, self.size))
@@ -149,6 +162,7 @@ class Ctx:
         self.qps = {}               # handle -> [qpn, type, state]
         self.mrs = {}               # handle -> (lkey, rkey, addr, length)
         self.closed = False
+        self.worked = False         # a command before GET_CONTEXT worked
 
 
 def pick(rng, seq, default=None):
@@ -193,7 +207,7 @@ class Worker:
     def note(self, kind, r):
         self.calls[kind] = self.calls.get(kind, 0) + 1
         e = "ok" if r >= 0 else errno.errorcode.get(-r, "errno%d" % -r)
-        key = "%s %s" % (kind.split(":")[0], e)
+        key = "%s %s" % (kind, e)
         self.errs[key] = self.errs.get(key, 0) + 1
         if r < 0 and -r >= 512:
             self.odd("%s: kernel-internal errno %d reached user space" %
@@ -244,19 +258,20 @@ class Worker:
                 return h
         return rng.choice(INTERESTING + (rng.getrandbits(32), rng.randrange(64)))
 
-    def resp_ptr(self, size):
-        """(pointer, offset in scratch or None): mostly the scratch area's
-        start, else somewhere the kernel must refuse or stop at."""
+    def resp_ptr(self, size, good=False):
+        """A response pointer: mostly the scratch area's start (cleared),
+        else near its end (the guard page follows) or somewhere the kernel
+        cannot write."""
         rng = self.rng
-        x = rng.random()
+        x = 0 if good else rng.random()
         if x < 0.85:
             self.scratch.clear(size + 256)
-            return self.scratch.addr, 0
+            return self.scratch.addr
         if x < 0.9:
-            return self.scratch.addr + self.scratch.size - rng.randrange(1, 64), None
+            return self.scratch.addr + self.scratch.size - rng.randrange(1, 64)
         if x < 0.94:
-            return rng.choice((self.scratch.guard, self.scratch.rdonly)), None
-        return rng.choice(BAD_PTRS), None
+            return rng.choice((self.scratch.guard, self.scratch.rdonly))
+        return rng.choice(BAD_PTRS)
 
     def value(self):
         rng = self.rng
@@ -271,7 +286,7 @@ class Worker:
             if not b:
                 break
             if resp_at is not None and rng.random() < 0.2 and len(b) >= 8:
-                struct.pack_into("=Q", b, resp_at, self.resp_ptr(64)[0])
+                struct.pack_into("=Q", b, resp_at, self.resp_ptr(64))
                 continue
             w = rng.choice((1, 2, 4, 4, 4, 8))
             off = rng.randrange(0, max(1, len(b) - w + 1))
@@ -286,21 +301,36 @@ class Worker:
 
     # ---- framing ----------------------------------------------------------
 
+    def resp_place(self, ptr, size):
+        """Where a response of size bytes at ptr lands: its offset in the
+        scratch area, BAD if no byte of it can be written, else None."""
+        off = ptr - self.scratch.addr
+        if 0 <= off and off + size <= self.scratch.size:
+            return off
+        if ptr in BAD_PTRS or ptr in (self.scratch.guard, self.scratch.rdonly):
+            return BAD
+        return None
+
+    def judge(self, r, kind, ptr, size, resp_cmd):
+        """(r, offset of the response in scratch or None); a command with a
+        response that worked with nowhere to write it is reported."""
+        place = self.resp_place(ptr, size) if size else None
+        if r > 0 and place is BAD and resp_cmd:
+            self.odd("%s worked with its response pointer at %#x" % (kind, ptr))
+        return r, place if r > 0 and place is not BAD else None
+
     def legacy_cmd(self, ctx, cmd, core, out_words, kind, mutate=0.3,
-                   extra=b""):
-        """Write a legacy command; maybe mutated.  Returns (ret, resp offset
-        in scratch or None) with the response pointer, if any, at core[0:8]
-        set here when out_words is not 0."""
+                   extra=b"", good=False):
+        """Write a legacy command; maybe mutated.  Returns (ret, offset of
+        the response in scratch or None).  With out_words, core[0:8] is the
+        response pointer, set here."""
         rng = self.rng
-        good = True
+        resp_cmd = out_words > 0
         if out_words:
-            ptr, off = self.resp_ptr(out_words * 4)
-            core = struct.pack("=Q", ptr) + core[8:]
-            good = off is not None
-        else:
-            off = None
+            core = struct.pack("=Q", self.resp_ptr(out_words * 4, good)) + \
+                core[8:]
+        inw = None
         if rng.random() < mutate:
-            good = False
             x = rng.random()
             if x < 0.5:
                 core = self.mutate(ctx, core, 0 if out_words else None)
@@ -312,24 +342,26 @@ class Worker:
                 out_words = rng.choice((0, 1, out_words - 1, out_words + 1,
                                         0xffff, rng.getrandbits(16)))
             else:
-                data = uw.legacy(cmd, core, out_words, extra=extra)
-                inw = rng.choice((0, 1, len(data) // 4 - 1, len(data) // 4 + 1,
-                                  0xffff))
-                return self.write(ctx.fd, uw.HDR.pack(cmd, inw & 0xffff, out_words)
-                                  + data[8:], kind), None
-        data = uw.legacy(cmd, core, out_words & 0xffff, extra=extra)
-        if len(data) % 4:
-            data += b"\0" * (4 - len(data) % 4)
-            data = uw.HDR.pack(cmd, len(data) // 4, out_words & 0xffff) + data[8:]
-        return self.write(ctx.fd, data, kind), off if good else None
+                n = len(uw.legacy(cmd, core, 0, extra=extra)) // 4
+                inw = rng.choice((0, 1, n - 1, n + 1, 0xffff))
+        body = core + extra
+        body += b"\0" * (-len(body) % 4)
+        if inw is None:
+            inw = (uw.HDR.size + len(body)) // 4
+        out_words = max(0, out_words) & 0xffff
+        data = uw.HDR.pack(cmd, inw & 0xffff, out_words) + body
+        r = self.write(ctx.fd, data, kind)
+        ptr = struct.unpack_from("=Q", data, uw.HDR.size)[0] if resp_cmd and \
+            len(data) >= 16 else 0
+        return self.judge(r, kind, ptr, 4 * out_words if resp_cmd else 0,
+                          resp_cmd and out_words)
 
     def ex_cmd(self, ctx, cmd, core, out_words, prov_out, kind, mutate=0.3):
+        """Write an extended command; maybe mutated.  As legacy_cmd."""
         rng = self.rng
-        ptr, off = self.resp_ptr((out_words + prov_out) * 8)
+        ptr = self.resp_ptr((out_words + prov_out) * 8)
         prov_in, reserved, in_words = 0, 0, None
-        good = off is not None
         if rng.random() < mutate:
-            good = False
             x = rng.random()
             if x < 0.5:
                 core = self.mutate(ctx, core)
@@ -348,11 +380,15 @@ class Worker:
                 reserved = rng.choice((1, 0x80000000))
                 if rng.random() < 0.5:
                     ptr = 0
-        data = uw.ex(cmd, core, ptr, max(0, out_words) & 0xffff,
+        out_words = max(0, out_words) & 0xffff
+        data = uw.ex(cmd, core, ptr, out_words,
                      in_words=None if in_words is None else in_words & 0xffff,
                      prov_in=prov_in, prov_out=prov_out & 0xffff,
                      reserved=reserved)
-        return self.write(ctx.fd, data, "ex_" + kind), off if good else None
+        r = self.write(ctx.fd, data, "ex_" + kind)
+        # ex MODIFY_QP may have nothing to answer
+        return self.judge(r, "ex_" + kind, ptr, 8 * out_words,
+                          out_words and cmd != 26)
 
     # ---- contexts ---------------------------------------------------------
 
@@ -370,24 +406,26 @@ class Worker:
         ctx = Ctx(fd)
         rng = self.rng
         # Commands before GET_CONTEXT, and GET_CONTEXTs that must fail.
-        for _ in range(rng.randrange(3)):
-            self.some_command(ctx)
+        tries = rng.randrange(3)
+        for _ in range(tries):
+            ctx.worked |= self.some_command(ctx) > 0
         for _ in range(rng.randrange(2)):
+            tries += 1
             r, off = self.legacy_cmd(ctx, uw.CMD_GET_CONTEXT, b"\0" * 8, 2,
                                      "GET_CONTEXT", mutate=1.0)
             if r > 0:
+                ctx.worked = True
                 self.got_context(ctx, off)
                 break
-        if ctx.afd < 0:
+        if ctx.afd < 0 and not ctx.worked:
             r, off = self.legacy_cmd(ctx, uw.CMD_GET_CONTEXT, b"\0" * 8, 2,
-                                     "GET_CONTEXT", mutate=0.0)
+                                     "GET_CONTEXT", mutate=0.0, good=True)
             if r > 0:
                 self.got_context(ctx, off)
-            elif r not in (-errno.EMFILE, -errno.ENOMEM):
-                # a context may already be there if a mutated one
-                # worked with a response we cannot read
-                if r != -errno.EINVAL:
-                    self.odd("GET_CONTEXT on a new file: %s" % uw.errname(r))
+            elif r not in (-errno.EMFILE, -errno.ENOMEM) and not ctx.worked:
+                # Nothing before made a context: this one must work.
+                self.odd("GET_CONTEXT on a new file after %d refused "
+                         "commands: %s" % (tries, uw.errname(r)))
         with sh.lock:
             sh.ctxs.append(ctx)
 
@@ -856,7 +894,7 @@ class Worker:
                             struct.pack("=QII", 0, self.handle(ctx, "srq"), 0),
                             4, "QUERY_SRQ")
         elif x == 7:
-            ptr = self.resp_ptr(16)[0]
+            ptr = self.resp_ptr(16)
             drv = struct.pack("=Q", ptr) if rng.random() < 0.9 else \
                 rng.randbytes(rng.choice((0, 4, 16)))
             core = uw.MODIFY_SRQ.pack(self.handle(ctx, "srq"),
@@ -921,13 +959,13 @@ class Worker:
         for off in range(0, len(body) - 7, 8):
             y = rng.random()
             if y < 0.3:
-                struct.pack_into("=Q", body, off, self.resp_ptr(256)[0])
+                struct.pack_into("=Q", body, off, self.resp_ptr(256))
             elif y < 0.6:
                 struct.pack_into("=II", body, off, self.handle(ctx),
                                  self.handle(ctx))
         if cmd & uw.FLAG_EXTENDED and rng.random() < 0.7:
             n = len(body) & ~7
-            hdr = uw.EX_HDR.pack(self.resp_ptr(256)[0] if rng.random() < 0.8
+            hdr = uw.EX_HDR.pack(self.resp_ptr(256) if rng.random() < 0.8
                                  else 0, 0, rng.choice((0, 0, 1, 2)), 0)
             data = uw.HDR.pack(cmd, n // 8, rng.choice((0, 1, 2, 38))) + hdr + \
                 bytes(body[:n])
@@ -942,7 +980,13 @@ class Worker:
         nr = cmd & 0xff
         name = CMD_NAMES.get(nr, "cmd%d" % nr) if not cmd >> 8 else (
             "ex%d" % nr if cmd & ~0x800000ff == 0 else "bad")
-        self.write(ctx.fd, data, "random:" + name)
+        r = self.write(ctx.fd, data, "random:" + name)
+        if r > 0 and cmd in (uw.CMD_GET_CONTEXT, uw.CMD_CREATE_COMP_CHANNEL) \
+                and len(data) >= 16:
+            off = self.resp_place(struct.unpack_from("=Q", data, 8)[0], 4)
+            if off is not BAD and off is not None:
+                self.track_event_fd(struct.unpack("=I", self.scratch.read(off, 4))[0])
+        return r
 
     def ioctl(self, ctx):
         rng = self.rng
@@ -962,7 +1006,7 @@ class Worker:
                                         rng.getrandbits(32),
                                         0))
             for _ in range(n):
-                data = rng.choice((self.resp_ptr(64)[0], self.handle(ctx),
+                data = rng.choice((self.resp_ptr(64), self.handle(ctx),
                                    rng.getrandbits(64)))
                 buf += struct.pack("=HHHHQ", rng.choice((0, 1, 2, 0x1000,
                                                          0x1001,
@@ -1223,7 +1267,8 @@ def event_fds():
             link = os.readlink("/proc/self/fd/" + fd)
         except OSError:
             continue
-        if link == "anon_inode:[infinibandevent]" or "uverbs" in link:
+        if link == "anon_inode:[infinibandevent]" or \
+                link.startswith("/dev/infiniband/"):
             out[int(fd)] = link
     return out
 
