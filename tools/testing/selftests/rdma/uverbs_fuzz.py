@@ -1197,6 +1197,8 @@ class Worker:
                    (self.ioctl, 5), (self.random_mmap, 3), (self.munmap, 2),
                    (self.scribble, 4), (self.post_wqe, 8), (self.events, 3),
                    (self.race, 4), (self.close_ctx, 1), (self.fork, 0.3))
+        skip = self.sh.args.skip.split(",") if self.sh.args.skip else []
+        actions = [(a, w) for a, w in actions if a.__name__ not in skip]
         fns = [a for a, _ in actions]
         weights = [w for _, w in actions]
         while time.monotonic() < deadline and not self.sh.stop:
@@ -1417,6 +1419,11 @@ def main():
     ap.add_argument("--threads", type=int, default=3)
     ap.add_argument("--hang", type=float, default=60,
                     help="seconds one system call may take")
+    ap.add_argument("--skip", default="",
+                    help="actions not to take, by name, comma-separated "
+                    "(new_ctx, create, use, destroy, some_command, ioctl, "
+                    "random_mmap, munmap, scribble, post_wqe, events, race, "
+                    "close_ctx, fork)")
     args = ap.parse_args()
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "little")
