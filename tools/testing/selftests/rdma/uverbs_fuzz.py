@@ -53,6 +53,7 @@ A seed reproduces each thread's choices, not the interleaving.
 """
 
 import argparse
+import contextlib
 import ctypes
 import errno
 import faulthandler
@@ -98,6 +99,7 @@ MAX_MAPS = 24               # mappings per context
 BAD = "bad"                 # resp_place(): nowhere the kernel can write
 MAX_SHOWN = 40              # failure lines printed
 REFUSED = -(1 << 20)        # not a system call's result: Python refused
+NOLOCK = contextlib.nullcontext()
 LIBC.ioctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)
 LIBC.ioctl.restype = ctypes.c_int
 
@@ -111,29 +113,60 @@ def c_ioctl(fd, req, arg):
     return r
 
 
+# The furthest past a pointer the kernel can start a write: a core
+# response plus a driver answer of up to 0xffff 8-byte words each.
+WINDOW = 2 * 0xffff * 8 + PAGE
+TASK_TOP = 1 << 47          # the first address past user space (4 levels)
+OWNED = []                  # [lo, hi) spans of the live Areas
+OWNED_LOCK = threading.Lock()
+
+
+def read_maps():
+    """[(lo, hi, name)] of this process's mappings."""
+    out = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            out.append((lo, hi, parts[5] if len(parts) > 5 else "anon"))
+    return out
+
+
+# Below the lowest mapping at start nothing gets mapped later: the heap
+# grows up from the program, mmap() allocates top down.
+LOWEST = min(lo for lo, _, _ in read_maps())
+
+
 class Area:
-    """An anonymous mapping the kernel may write anywhere in: RW pages,
-    then a PROT_NONE guard page, a read-only page and a PROT_NONE tail
-    longer than any response and driver answer the framing can ask for
-    (2 x 0xffff 8-byte words past a pointer into the area): whatever the
-    words of a command say, the kernel cannot reach this process's other
-    memory from a pointer into the area."""
+    """An anonymous mapping the kernel may write anywhere in: a PROT_NONE
+    guard page, RW pages, a PROT_NONE guard page, a read-only page and a
+    PROT_NONE tail longer than WINDOW.  A write the kernel starts at most
+    WINDOW past any pointer into [lo, safe) stays in the area, so no
+    framing can make the kernel write into the interpreter's memory from
+    a pointer into it.  pages=0: only PROT_NONE (a void)."""
 
-    TAIL = (2 * 0xffff * 8) // PAGE + 2
+    TAIL = WINDOW // PAGE + 2
 
-    def __init__(self, pages):
+    def __init__(self, pages, void=0):
         self.size = pages * PAGE
-        self.total = self.size + (2 + self.TAIL) * PAGE
-        self.addr = LIBC.mmap(None, self.total, PROT_NONE,
-                              mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
-        if self.addr in (None, ctypes.c_void_p(-1).value):
+        self.total = self.size + (3 + self.TAIL) * PAGE + void
+        self.lo = LIBC.mmap(None, self.total, PROT_NONE,
+                            mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+        if self.lo in (None, ctypes.c_void_p(-1).value):
             raise OSError(ctypes.get_errno(), "mmap")
-        if LIBC.mprotect(self.addr, self.size, PROT_RW) or \
-                LIBC.mprotect(self.addr + self.size + PAGE, PAGE, mmap.PROT_READ):
-            raise OSError(ctypes.get_errno(), "mprotect")
-        ctypes.memset(self.addr, 0x5a, self.size)
+        self.hi = self.lo + self.total
+        self.safe = self.hi - WINDOW
+        self.lead = self.lo
+        self.addr = self.lo + PAGE
         self.guard = self.addr + self.size
-        self.rdonly = self.addr + self.size + PAGE
+        self.rdonly = self.guard + PAGE
+        if pages and (LIBC.mprotect(self.addr, self.size, PROT_RW) or
+                      LIBC.mprotect(self.rdonly, PAGE, mmap.PROT_READ)):
+            raise OSError(ctypes.get_errno(), "mprotect")
+        if pages:
+            ctypes.memset(self.addr, 0x5a, self.size)
+        with OWNED_LOCK:
+            OWNED.append((self.lo, self.hi))
 
     def read(self, off, n):
         """n bytes at off; zeros for what is past the writable pages."""
@@ -144,7 +177,40 @@ class Area:
         ctypes.memset(self.addr, 0, min(n, self.size))
 
     def free(self):
-        LIBC.munmap(self.addr, self.total)
+        with OWNED_LOCK:
+            OWNED.remove((self.lo, self.hi))
+        LIBC.munmap(self.lo, self.total)
+
+
+def owned_safe(v):
+    """Is v a pointer into an Area from which no kernel write leaves it?"""
+    with OWNED_LOCK:
+        return any(lo <= v < hi - WINDOW for lo, hi in OWNED)
+
+
+def foreign_at(lo, hi):
+    """The name of a mapping that overlaps [lo, hi) and is not an Area's,
+    or None."""
+    with OWNED_LOCK:
+        owned = list(OWNED)
+    for mlo, mhi, name in read_maps():
+        if mlo < hi and lo < mhi and \
+                not any(olo <= mlo and mhi <= ohi for olo, ohi in owned):
+            return name
+    return None
+
+
+def foreign(v):
+    """Where a write the kernel starts within WINDOW past v could land in
+    memory that is not an Area's: that mapping's name, else None."""
+    if owned_safe(v):
+        return None
+    end = v + WINDOW
+    if end <= LOWEST or (v >= TASK_TOP and end < 1 << 64):
+        return None
+    if end >= 1 << 64:          # the kernel's pointer arithmetic wraps
+        return foreign_at(0, end - (1 << 64))
+    return foreign_at(v, min(end, TASK_TOP))
 
 
 class Ctx:
@@ -181,6 +247,14 @@ class Shared:
         self.workers = []
         self.stop = False
         self.out_lock = threading.Lock()
+        # Ring mappings by id: (mmap, start); map_lock keeps a mapping a
+        # REG_MR covers alive across that write().
+        self.live_maps = {}
+        self.map_lock = threading.Lock()
+        # Held around every write() that can install an event file and
+        # every close of one: /proc/self/fd then tells what it installed.
+        self.fd_lock = threading.Lock()
+        self.void = Area(0, void=64 << 20)
 
     def send(self, line):
         with self.out_lock:
@@ -231,11 +305,100 @@ class Worker:
         return r
 
     def write(self, fd, data, kind):
-        r = self.syscall("write:" + kind, "fd %d len %d %s" %
-                         (fd, len(data), data[:32].hex()), os.write, fd, data)
+        data, ring = self.confine(data, kind)
+        self.sent = data
+        cmd = struct.unpack_from("=I", data)[0] if len(data) >= 4 else -1
+        makes_fd = cmd & 0xff in (uw.CMD_GET_CONTEXT,
+                                  uw.CMD_CREATE_COMP_CHANNEL)
+        with self.sh.map_lock if ring else NOLOCK, \
+                self.sh.fd_lock if makes_fd else NOLOCK:
+            before = event_fds(only_events=True) if makes_fd else None
+            r = self.syscall("write:" + kind, "fd %d len %d %s" %
+                             (fd, len(data), data[:32].hex()), os.write, fd,
+                             data)
+            if makes_fd:
+                self.new_event_fds(kind, r, before)
         if r >= 0 and r != len(data):
             self.odd("write %s returned %d for %d bytes" % (kind, r, len(data)))
         return r
+
+    def new_event_fds(self, kind, r, before):
+        """After a write() that can install an event file: what it
+        installed, from /proc/self/fd (fd_lock held).  A failed command
+        must install nothing, one that worked exactly one file."""
+        new = sorted(set(event_fds(only_events=True)) - set(before))
+        if r < 0 and new:
+            self.odd("%s failed (%s) but left event fd(s) %s installed" %
+                     (kind, uw.errname(r), new))
+        elif r > 0 and len(new) > 1:
+            self.odd("%s installed %d event fds: %s" % (kind, len(new), new))
+        elif r > 0 and not new and kind.endswith(("GET_CONTEXT",
+                                                  "COMP_CHANNEL")):
+            self.odd("%s worked but installed no event fd" % kind)
+        for fd in new:
+            # Known now, wherever the response landed.
+            self.track_event_fd(fd)
+        if new and r > 0:
+            self.calls["event fd: installed"] = \
+                self.calls.get("event fd: installed", 0) + 1
+
+    # ---- addresses ----------------------------------------------------------
+
+    def confine(self, data, kind, first=8):
+        """data with every 8-byte word from first on (where any user pointer
+        of the ABI sits) that could make the kernel write outside the
+        Areas (response pointers, driver pointers, REG_MR ranges) replaced
+        by a guard page's address; counted per (kind, mapping).  Also
+        whether a REG_MR covers a ring mapping (then map_lock is to be held
+        across the write).  With --unconfined only counted."""
+        b = bytearray(data)
+        cmd = struct.unpack_from("=I", b)[0] if len(b) >= 4 else -1
+        ranges = {}             # offset of a start -> offset of its length
+        if cmd == uw.CMD_REG_MR:
+            ranges[16] = 24
+        elif cmd == 11:         # REREG_MR
+            ranges[24] = 32
+        ring = False
+        for off in range(first, len(b) - 7, 8):
+            v = struct.unpack_from("=Q", b, off)[0]
+            where = None
+            if off in ranges and ranges[off] + 8 <= len(b):
+                length = struct.unpack_from("=Q", b, ranges[off])[0]
+                inring = self.ring_covering(v, length)
+                ring |= inring
+                if not inring:
+                    where = foreign(v)
+            else:
+                where = foreign(v)
+            if where is None:
+                continue
+            key = "confined %s @%d: %s" % (kind, off, where)
+            self.calls[key] = self.calls.get(key, 0) + 1
+            if not self.sh.args.unconfined:
+                struct.pack_into("=Q", b, off, self.scratch.lead)
+        return bytes(b), ring
+
+    def ring_covering(self, start, length):
+        """Does [start, start + length) lie in one live ring mapping?"""
+        with self.sh.map_lock:
+            for m, lo in self.sh.live_maps.values():
+                if lo <= start and start + length <= lo + len(m):
+                    return True
+        return False
+
+    def addr(self):
+        """An address to put where a pointer goes: into an Area (start,
+        inside, near the end of its writable pages), its guard pages,
+        the void, or outside user space; never other memory."""
+        rng = self.rng
+        a = rng.choice((self.scratch, self.mem))
+        return rng.choice((
+            a.addr, a.addr + rng.randrange(a.size),
+            a.guard - rng.randrange(1, 64), a.lead, a.guard, a.rdonly,
+            a.guard + PAGE * rng.randrange(2, a.TAIL),
+            self.sh.void.lo + PAGE * rng.randrange(
+                (self.sh.void.safe - self.sh.void.lo) // PAGE),
+            rng.choice(BAD_PTRS), rng.getrandbits(64)))
 
     # ---- values -----------------------------------------------------------
 
@@ -295,7 +458,7 @@ class Worker:
                 continue
             v = self.handle(ctx) if rng.random() < 0.4 else self.value()
             if w == 8:
-                v = rng.choice((v, rng.getrandbits(64), self.mem.addr))
+                v = rng.choice((v, rng.getrandbits(64), self.addr()))
             b[off:off + w] = (v & ((1 << (8 * w)) - 1)).to_bytes(w, "little")
         return bytes(b)
 
@@ -307,7 +470,8 @@ class Worker:
         off = ptr - self.scratch.addr
         if 0 <= off and off + size <= self.scratch.size:
             return off
-        if ptr in BAD_PTRS or ptr in (self.scratch.guard, self.scratch.rdonly):
+        if ptr in BAD_PTRS or ptr in (self.scratch.guard, self.scratch.rdonly,
+                                      self.scratch.lead):
             return BAD
         return None
 
@@ -351,6 +515,7 @@ class Worker:
         out_words = max(0, out_words) & 0xffff
         data = uw.HDR.pack(cmd, inw & 0xffff, out_words) + body
         r = self.write(ctx.fd, data, kind)
+        data = self.sent
         ptr = struct.unpack_from("=Q", data, uw.HDR.size)[0] if resp_cmd and \
             len(data) >= 16 else 0
         return self.judge(r, kind, ptr, 4 * out_words if resp_cmd else 0,
@@ -386,6 +551,7 @@ class Worker:
                      prov_in=prov_in, prov_out=prov_out & 0xffff,
                      reserved=reserved)
         r = self.write(ctx.fd, data, "ex_" + kind)
+        ptr = struct.unpack_from("=Q", self.sent, 8)[0]
         # ex MODIFY_QP may have nothing to answer
         return self.judge(r, "ex_" + kind, ptr, 8 * out_words,
                           out_words and cmd != 26)
@@ -433,6 +599,8 @@ class Worker:
         if off is None:
             return
         afd, ncomp = struct.unpack("=II", self.scratch.read(off, 8))
+        self.calls["event fd: read from a response"] = \
+            self.calls.get("event fd: read from a response", 0) + 1
         ctx.afd = afd
         ctx.ncomp = max(1, min(ncomp, 64))
         self.track_event_fd(afd)
@@ -450,11 +618,21 @@ class Worker:
             self.sh.events.add(fd)
 
     def close_event_fd(self, fd):
-        with self.sh.lock:
-            if fd not in self.sh.events:
-                return
-            self.sh.events.discard(fd)
-        self.syscall("close", "event fd %d" % fd, os.close, fd)
+        with self.sh.fd_lock:
+            with self.sh.lock:
+                if fd not in self.sh.events:
+                    return
+                self.sh.events.discard(fd)
+            self.syscall("close", "event fd %d" % fd, os.close, fd)
+
+    def close_map(self, m):
+        """munmap a ring mapping (not while a REG_MR over it is in flight)."""
+        with self.sh.map_lock:
+            self.sh.live_maps.pop(id(m), None)
+            try:
+                m.close()
+            except BufferError:
+                pass
 
     def close_ctx(self, ctx):
         if ctx is None:
@@ -472,7 +650,7 @@ class Worker:
                 self.close_event_fd(fd)
         for m in ctx.maps:
             if self.rng.random() < 0.7:
-                m.close()
+                self.close_map(m)
 
     def a_ctx(self):
         c = pick(self.rng, self.sh.ctxs)
@@ -508,6 +686,8 @@ class Worker:
                                  "CREATE_COMP_CHANNEL")
         if r > 0 and off is not None:
             fd = struct.unpack("=I", self.scratch.read(off, 4))[0]
+            self.calls["event fd: read from a response"] = \
+                self.calls.get("event fd: read from a response", 0) + 1
             self.track_event_fd(fd)
             ctx.chans.append(fd)
             while len(ctx.chans) > 3:
@@ -619,14 +799,12 @@ class Worker:
             return start, length
         if x < 0.85:
             m = pick(rng, ctx.maps)
-            if m is not None and not m.closed:
-                try:
-                    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
-                except (TypeError, ValueError, BufferError):
-                    addr = self.scratch.guard
-                return addr, rng.choice((PAGE, len(m)))
-        return (rng.choice(BAD_PTRS + (self.mem.guard, self.mem.rdonly,
-                                       self.mem.addr)),
+            with self.sh.map_lock:
+                lm = self.sh.live_maps.get(id(m))
+            if lm is not None:
+                return lm[1], rng.choice((PAGE, len(m)))
+        return (rng.choice((self.addr(), self.mem.guard, self.mem.rdonly,
+                            self.mem.lead, self.mem.addr)),
                 rng.choice((0, 1, PAGE, 1 << 40, 0xffffffffffffffff,
                             self.mem.size + PAGE)))
 
@@ -673,7 +851,10 @@ class Worker:
         if flags != mmap.MAP_SHARED or prot != PROT_RW:
             m.close()
             return None
-        self.sh.maps.append(m)
+        start = ctypes.addressof(ctypes.c_char.from_buffer(m))
+        with self.sh.map_lock:
+            self.sh.maps.append(m)
+            self.sh.live_maps[id(m)] = (m, start)
         return m
 
     def random_mmap(self, ctx):
@@ -691,7 +872,7 @@ class Worker:
             if len(ctx.maps) < MAX_MAPS:
                 ctx.maps.append(m)
             else:
-                m.close()
+                self.close_map(m)
 
     def scribble(self, ctx):
         """Random bytes into a mapped ring (header or slots), then maybe
@@ -930,7 +1111,7 @@ class Worker:
             rings = ctx.rings.pop(h, {}) if r > 0 else {}
             for m in rings.values():
                 if rng.random() < 0.5:
-                    m.close()
+                    self.close_map(m)
         return r
 
     def create(self, ctx):
@@ -1015,8 +1196,12 @@ class Worker:
                                    rng.getrandbits(2), 0, data)
             req = uw.RDMA_VERBS_IOCTL if rng.random() < 0.8 else \
                 (uw.RDMA_VERBS_IOCTL & ~0x3fff0000) | (rng.getrandbits(14) << 16)
-            keep = ctypes.create_string_buffer(bytes(buf), max(len(buf), 1024))
-            arg = ctypes.addressof(keep) if rng.random() < 0.85 else \
+            # In the scratch area, its attributes' pointers confined.
+            buf = self.confine(bytes(buf), "ioctl", first=0)[0]
+            self.scratch.clear(max(len(buf), 1024))
+            ctypes.memmove(self.scratch.addr, buf, min(len(buf),
+                                                       self.scratch.size))
+            arg = self.scratch.addr if rng.random() < 0.85 else \
                 rng.choice(BAD_PTRS[1:])
         else:
             while True:
@@ -1179,7 +1364,7 @@ class Worker:
         m = pick(self.rng, ctx.maps)
         if m is not None:
             ctx.maps.remove(m) if m in ctx.maps else None
-            m.close()
+            self.close_map(m)
 
     # ---- the loop ---------------------------------------------------------
 
@@ -1262,7 +1447,8 @@ def own_gid(ibdev):
         return b"\0" * 10 + b"\xff\xff" + bytes((10, 0, 0, 1))
 
 
-def event_fds():
+def event_fds(only_events=False):
+    """{fd: link} of the open event files (and uverbs files)."""
     out = {}
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -1270,7 +1456,7 @@ def event_fds():
         except OSError:
             continue
         if link == "anon_inode:[infinibandevent]" or \
-                link.startswith("/dev/infiniband/"):
+                (link.startswith("/dev/infiniband/") and not only_events):
             out[int(fd)] = link
     return out
 
@@ -1313,7 +1499,7 @@ def round_child(args, seed, rnd, pipe):
     for fd in list(sh.events):
         closer.close_event_fd(fd)
     for m in sh.maps:
-        m.close()
+        closer.close_map(m)
     left = event_fds()
     if left:
         closer.odd("left open after closing every known file: %s" % left)
@@ -1419,6 +1605,11 @@ def main():
     ap.add_argument("--threads", type=int, default=3)
     ap.add_argument("--hang", type=float, default=60,
                     help="seconds one system call may take")
+    ap.add_argument("--unconfined", action="store_true",
+                    help="only count the pointers that could make the kernel "
+                    "write outside the fuzzer's areas, do not replace them "
+                    "(a diagnostic: the kernel then rightly writes into the "
+                    "interpreter's memory)")
     ap.add_argument("--skip", default="",
                     help="actions not to take, by name, comma-separated "
                     "(new_ctx, create, use, destroy, some_command, ioctl, "
