@@ -116,7 +116,7 @@ def c_ioctl(fd, req, arg):
 # The furthest past a pointer the kernel can start a write: a core
 # response plus a driver answer of up to 0xffff 8-byte words each.
 WINDOW = 2 * 0xffff * 8 + PAGE
-TASK_TOP = 1 << 47          # the first address past user space (4 levels)
+TASK_TOP = (1 << 47) - 4096  # TASK_SIZE (4 levels): nothing maps above
 OWNED = []                  # [lo, hi) spans of the live Areas
 OWNED_LOCK = threading.Lock()
 
@@ -209,7 +209,8 @@ def foreign(v):
     if end <= LOWEST or (v >= TASK_TOP and end < 1 << 64):
         return None
     if end >= 1 << 64:          # the kernel's pointer arithmetic wraps
-        return foreign_at(0, end - (1 << 64))
+        end -= 1 << 64
+        return None if end <= LOWEST else foreign_at(0, end)
     return foreign_at(v, min(end, TASK_TOP))
 
 
@@ -354,12 +355,15 @@ class Worker:
         b = bytearray(data)
         cmd = struct.unpack_from("=I", b)[0] if len(b) >= 4 else -1
         ranges = {}             # offset of a start -> offset of its length
+        iova = -1               # hca_va: the MR's own address space
         if cmd == uw.CMD_REG_MR:
-            ranges[16] = 24
+            ranges[16], iova = 24, 32
         elif cmd == 11:         # REREG_MR
-            ranges[24] = 32
+            ranges[24], iova = 32, 40
         ring = False
         for off in range(first, len(b) - 7, 8):
+            if off == iova:
+                continue
             v = struct.unpack_from("=Q", b, off)[0]
             where = None
             if off in ranges and ranges[off] + 8 <= len(b):
