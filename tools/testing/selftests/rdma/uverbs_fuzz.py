@@ -37,6 +37,23 @@ own generator, seeded from --seed, the round and the thread), among:
 Some rounds end with SIGKILL at a random moment instead of an orderly
 exit: the kernel then cleans up files with commands in flight.
 
+Every user address the kernel is given stays in the fuzzer's own memory:
+pointers are drawn from PROT_NONE-guarded areas (with a tail longer than
+any response the framing can ask for), their guard pages, a PROT_NONE
+void and non-user values; and before each write() every 8-byte word that
+could still make the kernel start a write elsewhere (a byte-mutated
+response pointer, REG_MR start or driver pointer aimed at the heap, a
+stack or a library) is replaced by a guard page's address and counted
+("confined KIND @OFFSET: MAPPING" in the summary).  So the kernel never
+rightly writes into the interpreter; a crash of the round's child is a
+finding.  --unconfined only counts them.
+
+Event files: each write() that can install one (GET_CONTEXT,
+CREATE_COMP_CHANNEL) lists /proc/self/fd before and after, under a lock
+that event-file closes take too; a failed command must install none, a
+successful one exactly one, and every one installed is tracked even when
+its response landed where the fuzzer does not read it.
+
 Every system call runs under a watchdog: one that has not returned after
 H seconds is a hang, reported with the kernel stacks of the child's
 threads, and fails the run.  So does a child that cannot be reaped.
