@@ -15,11 +15,15 @@
 
 RDMA_GUEST_FAIL=
 RDMA_QEMU_PIDS=()
+# The folder of the current run's wire socket, while the guests run.
+RDMA_WIRE_DIR=
 
-# No guest outlives the script that started it.
+# No guest, and no wire socket, outlives the script that started it.
 _rdma_kill_guests() {
 	[ ${#RDMA_QEMU_PIDS[@]} -gt 0 ] && kill "${RDMA_QEMU_PIDS[@]}" 2>/dev/null
 	RDMA_QEMU_PIDS=()
+	[ -n "$RDMA_WIRE_DIR" ] && rm -rf "$RDMA_WIRE_DIR"
+	RDMA_WIRE_DIR=
 }
 trap _rdma_kill_guests EXIT
 trap '_rdma_kill_guests; exit 130' INT TERM
@@ -57,8 +61,9 @@ rdma_run_guests() {
 	# on a TCP socket held a frame that follows another for up to 45 ms
 	# (QEMU 7.2 sets TCP_NODELAY on the socket it connects, not on the one
 	# it accepts).
-	wire=$(mktemp -d "${TMPDIR:-/tmp}/rdma-wire.XXXXXX")/wire.sock ||
+	RDMA_WIRE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rdma-wire.XXXXXX") ||
 		{ RDMA_GUEST_FAIL="cannot make the wire socket's folder"; return 1; }
+	wire=$RDMA_WIRE_DIR/wire.sock
 	roles=(a)
 	[ "$nvms" -ge 2 ] && roles=(a b)
 	rm -f "$resdir/wire.pcap" "$resdir"/serial-*.log
@@ -156,7 +161,8 @@ rdma_run_guests() {
 		wait "${pids[i]}" 2>/dev/null
 	done
 	RDMA_QEMU_PIDS=()
-	rm -rf "$(dirname "$wire")"
+	rm -rf "$RDMA_WIRE_DIR"
+	RDMA_WIRE_DIR=
 	for role in "${roles[@]}"; do
 		[ -n "${alive[$role]:-}" ] && continue
 		if [ ! -s "$resdir/$role/exit_code" ]; then
