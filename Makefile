@@ -35,11 +35,12 @@ ULPSRC := $(SELFTESTS)/ulp
 BENCHSRC := $(SELFTESTS)/bench
 STAGE ?= $(TOP)/build/stage
 # The test ULP built against the stock kernel (its headers and symbols), for
-# stock guests: one source, built for each stack.
-STOCK_ULP := $(TOP)/build/stock/ulp
+# stock guests: one source, built for each stack, in a folder per kernel
+# release (a debug run builds it for two kernels, see stage-stock).
+STOCK_ULP := $(TOP)/build/stock/$(KVER)/ulp
 STAGE_STOCK ?= $(TOP)/build/stage-stock
 # The same for the load generator of make bench.
-STOCK_BENCH := $(TOP)/build/stock/bench
+STOCK_BENCH := $(TOP)/build/stock/$(KVER)/bench
 
 # Our include/ must be searched before the kernel's own include/ so that
 # <rdma/...> resolves to this tree.  Kbuild puts NOSTDINC_FLAGS ahead of
@@ -57,7 +58,7 @@ KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key
 KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
-	modules_uninstall selftests_install stage deps lint check run help kdir-check print-kver \
+	modules_uninstall selftests_install stage stage-stock deps lint check run help kdir-check print-kver \
 	unit fuzz \
 	debug-kernel plain-kernel intree
 
@@ -127,15 +128,22 @@ bench-stock: kdir-check
 	cp $(ULPSRC)/*.h $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_BENCH) modules
 
-# What the QEMU guests load: every module plus the KTAP test modules; the
-# stock builds of the test ULP and of the bench load generator go to their
-# own stage for stock guests.
-stage: all ulp-stock bench-stock
-	rm -rf $(STAGE) $(STAGE_STOCK)
+# What stock guests load on top of their kernel's own RDMA stack: the stock
+# builds of the test ULP and of the bench load generator.  On its own, with
+# KDIR and STAGE_STOCK set, it stages them for another kernel than the
+# project guests' (make check RDMA_KERNEL=debug boots its stock peers on
+# Debian's kernel).
+stage-stock: ulp-stock bench-stock
+	rm -rf $(STAGE_STOCK)
 	$(MAKE) -C $(KDIR) M=$(STOCK_ULP) INSTALL_MOD_PATH=$(STAGE_STOCK) \
 		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(STOCK_BENCH) INSTALL_MOD_PATH=$(STAGE_STOCK) \
 		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
+
+# What the QEMU guests load: every module plus the KTAP test modules, and
+# stage-stock for the stock guests.
+stage: all stage-stock
+	rm -rf $(STAGE)
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(STAGE) INSTALL_MOD_DIR=updates \
 		DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(TESTMODS) INSTALL_MOD_PATH=$(STAGE) \
@@ -150,7 +158,7 @@ clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TESTMODS) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(ULPSRC) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(BENCHSRC) clean
-	rm -rf $(STAGE) $(STAGE_STOCK) $(STOCK_ULP) $(STOCK_BENCH)
+	rm -rf $(STAGE) $(STAGE_STOCK) $(TOP)/build/stock
 	$(MAKE) -s -C $(UNITDIR) clean
 
 # Also drop the QEMU harness cache, test results and the lint tools.

@@ -254,6 +254,8 @@ main() {
 	echo "1..${#names[@]}"
 	[ -s "$BUILD/not-run.txt" ] && cat "$BUILD/not-run.txt"
 	echo "# kernel $KVER, stage $STAGE, results $BUILD/results"
+	[ "$STOCK_KVER" = "$KVER" ] && [ "$STOCK_KROOT" = "$KROOT" ] ||
+		echo "# stock guests: kernel $STOCK_KVER ($STOCK_KROOT/), stage $STAGE_STOCK"
 	for name in "${names[@]}"; do
 		n=$((n + 1))
 		t0=$(date +%s.%N)

@@ -14,6 +14,9 @@
 #            lib/modules/$KVER/updates/**/*.ko
 #   STAGE_STOCK  the same for stock guests: the test ULP and bench module
 #            built against the stock headers (default: REPO/build/stage-stock)
+#   STOCK_KVER, STOCK_KROOT  the kernel stock guests boot (default: KVER and
+#            KROOT); STAGE_STOCK must be built for it.  make check
+#            RDMA_KERNEL=debug sets them to Debian's kernel.
 #   BUILD    build folder (default: REPO/build)
 #   QEMU     QEMU binary (default: qemu-system-x86_64)
 #   VM_MEM   guest memory in MiB (default: 1024)
@@ -54,7 +57,10 @@ rdma_detect_kver() {
 }
 
 KVER=$(rdma_detect_kver) || KVER=
-export KVER KROOT STAGE STAGE_STOCK REPO_ROOT BUILD
+STOCK_KVER=${STOCK_KVER:-$KVER}
+STOCK_KROOT=${STOCK_KROOT:-$KROOT}
+STOCK_KROOT=${STOCK_KROOT%/}
+export KVER KROOT STAGE STAGE_STOCK STOCK_KVER STOCK_KROOT REPO_ROOT BUILD
 
 # Prints why the host cannot boot guests, or nothing when it can.
 rdma_host_problems() {
@@ -63,6 +69,10 @@ rdma_host_problems() {
 	[ -n "$KVER" ] || echo "no /lib/modules/6.12* with a build dir (install linux-headers-6.12-amd64, or set KVER)"
 	[ -z "$KVER" ] || [ -r "$KROOT/boot/vmlinuz-$KVER" ] || echo "no kernel image $KROOT/boot/vmlinuz-$KVER (install linux-image-6.12-amd64)"
 	[ -z "$KVER" ] || [ -d "$KROOT/lib/modules/$KVER/kernel" ] || echo "no $KROOT/lib/modules/$KVER/kernel"
+	if [ "$STOCK_KVER" != "$KVER" ] || [ "$STOCK_KROOT" != "$KROOT" ]; then
+		[ -r "$STOCK_KROOT/boot/vmlinuz-$STOCK_KVER" ] || echo "no stock guest kernel image $STOCK_KROOT/boot/vmlinuz-$STOCK_KVER"
+		[ -d "$STOCK_KROOT/lib/modules/$STOCK_KVER/kernel" ] || echo "no $STOCK_KROOT/lib/modules/$STOCK_KVER/kernel"
+	fi
 	for c in "$QEMU" busybox cpio xz gzip modprobe depmod ss flock sha256sum; do
 		command -v "$c" >/dev/null 2>&1 || echo "missing host command: $c"
 	done

@@ -11,7 +11,8 @@
 #   and whatever the test writes.  RESDIR/serial-ROLE.log is the console,
 #   RESDIR/wire.pcap the wire (two guests).  Returns 0 when every guest exited
 #   0 in time; otherwise sets RDMA_GUEST_FAIL to a reason.  Guest A listens
-#   on the wire and B connects to it; A is 10.0.0.1, B 10.0.0.2.
+#   on the wire and B connects to it; A is 10.0.0.1, B 10.0.0.2.  A project
+#   guest boots KVER from KROOT, a stock guest STOCK_KVER from STOCK_KROOT.
 
 RDMA_GUEST_FAIL=
 RDMA_QEMU_PIDS=()
@@ -42,6 +43,7 @@ _rdma_write_env() {
 rdma_run_guests() {
 	local script=$1 resdir=$2 nvms=$3 stack_a=$4 stack_b=$5 timeout=$6
 	local initrd wire role i my_ip peer_ip my_mac peer_mac stack out deadline depmod_dir='' lock v
+	local kver kroot img initrd_stock
 	local -a roles pids cmd
 	local -A alive
 
@@ -51,6 +53,11 @@ rdma_run_guests() {
 	exec {lock}>"$BUILD/harness/.lock"
 	flock "$lock"
 	initrd=$(rdma_initramfs) || RDMA_GUEST_FAIL="cannot build the initramfs"
+	initrd_stock=$initrd
+	if [ -z "$RDMA_GUEST_FAIL" ] && { [ "$STOCK_KVER" != "$KVER" ] || [ "$STOCK_KROOT" != "$KROOT" ]; }; then
+		initrd_stock=$(KVER=$STOCK_KVER KROOT=$STOCK_KROOT rdma_initramfs) ||
+			RDMA_GUEST_FAIL="cannot build the initramfs of $STOCK_KVER"
+	fi
 	if [ -z "$RDMA_GUEST_FAIL" ] &&
 		{ [ "$stack_a" = project ] || { [ "$nvms" -ge 2 ] && [ "$stack_b" = project ]; }; }; then
 		depmod_dir=$(rdma_project_depmod) || RDMA_GUEST_FAIL="host depmod for the project stack failed"
@@ -77,6 +84,8 @@ rdma_run_guests() {
 			my_ip=10.0.0.2 peer_ip=10.0.0.1 stack=$stack_b
 			my_mac=52:54:00:00:00:02 peer_mac=52:54:00:00:00:01
 		fi
+		kver=$KVER kroot=$KROOT img=$initrd
+		[ "$stack" = stock ] && kver=$STOCK_KVER kroot=$STOCK_KROOT img=$initrd_stock
 		out=$resdir/$role
 		rm -rf "$out"
 		mkdir -p "$out"
@@ -85,7 +94,7 @@ rdma_run_guests() {
 			RDMA_ROLE="$role" RDMA_STACK="$stack" RDMA_NVMS="$nvms" \
 			MY_IP="$my_ip" PEER_IP="$peer_ip" MY_MAC="$my_mac" PEER_MAC="$peer_mac" \
 			RESULTS="$out" REPO="$REPO_ROOT" STAGE="$STAGE" STAGE_STOCK="$STAGE_STOCK" \
-			KVER="$KVER" KROOT="$KROOT" RDMA_KERNEL_CACHE="${RDMA_KERNEL_CACHE:-}" \
+			KVER="$kver" KROOT="$kroot" RDMA_KERNEL_CACHE="${RDMA_KERNEL_CACHE:-}" \
 			RDMA_TIMEOUT_SCALE="${RDMA_TIMEOUT_SCALE:-1}" \
 			GUEST_INIT="$RDMA_HARNESS_DIR/guest-init.sh" DEPMOD_DIR="$depmod_dir"
 		# RDMA_TEST_ENV: names of more variables a test reads (its
@@ -104,7 +113,7 @@ rdma_run_guests() {
 		cmd=("$QEMU" -nodefaults -machine pc -cpu max -smp 1 -m "$VM_MEM"
 			-display none -no-reboot -monitor none
 			-serial "file:$resdir/serial-$role.log"
-			-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$initrd"
+			-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$img"
 			-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check rdma_role=$role${RDMA_GUEST_DEBUG:+ $RDMA_GUEST_DEBUG}${RDMA_GUEST_APPEND:+ $RDMA_GUEST_APPEND}"
 			-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 			-virtfs "local,path=${out//,/,,},mount_tag=rdmaout,security_model=none,multidevs=remap"
