@@ -15,23 +15,26 @@
  *   struct uverbs_async_file  the event fd GET_CONTEXT returns
  *                             (uverbs_event.c)
  *
- * Device removal.  The uverbs device reaches its ib_device only through
- * @ib_dev, read under @disassociate_srcu by open(), write() and mmap().
- * Removal (uverbs_client_remove()) first makes open() fail, then waits for
- * every file of the device to be closed, and only then clears @ib_dev
- * and waits out its SRCU readers: a process holding the file blocks the
- * unregistration, as with Debian's stock kernel for rxe.  A later
- * "disassociate" stage keeps the same structures and changes only the
- * removal: clear @ib_dev and synchronize the SRCU first (new commands then
- * see no device and fail with -EIO), then take each file's
- * @hw_destroy_rwsem for writing (waiting for the commands still running)
- * and destroy its objects with RDMA_REMOVE_DRIVER_REMOVE.
+ * Device removal disassociates the files from the device instead of
+ * waiting for user space to close them (uverbs_client_remove()): @ib_dev
+ * is cleared and its SRCU readers waited out, so no command, mmap() or
+ * open() is running any more and every later one fails with -EIO.  Then
+ * each open file is torn down once, by removal or by its own close,
+ * whichever takes its @hw_destroy_rwsem for writing first
+ * (uverbs_ufile_teardown()).  Removal's teardown queues
+ * IB_EVENT_DEVICE_FATAL as the async file's last event, replaces the
+ * file's mappings of provider memory by zero pages (uverbs_mmap.c),
+ * destroys its objects with RDMA_REMOVE_DRIVER_REMOVE, the ucontext with
+ * them, and lets go of the provider's module.  What is left of the file
+ * (struct ib_uverbs_file, the event files, the VMAs) belongs to ib_uverbs
+ * alone and goes when user space closes and unmaps it.
  */
 #ifndef _UVERBS_H
 #define _UVERBS_H
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/srcu.h>
@@ -47,14 +50,11 @@
  *	(every open file holds one)
  * @cdev: the char device behind @dev
  * @ib_dev: the ib_device, RCU-protected by @disassociate_srcu; NULL once
- *	removal is over
+ *	removal has begun
  * @disassociate_srcu: readers of @ib_dev
  * @devnum: N of uverbsN, from the module's IDA
- * @users: one for the registration plus one per open file; open() fails
- *	once it has dropped to zero
- * @users_gone: completed when @users drops to zero
  * @lists_mutex: protects @files and each listed file's @async
- * @files: the open files, for event delivery
+ * @files: the open files not torn down by removal yet, for event delivery
  * @event_handler: receives the ib_device's asynchronous events
  */
 struct ib_uverbs_device {
@@ -63,8 +63,6 @@ struct ib_uverbs_device {
 	struct ib_device __rcu		*ib_dev;
 	struct srcu_struct		disassociate_srcu;
 	int				devnum;
-	refcount_t			users;
-	struct completion		users_gone;
 	struct mutex			lists_mutex;	/* @files, files' @async */
 	struct list_head		files;
 	struct ib_event_handler		event_handler;
@@ -72,31 +70,43 @@ struct ib_uverbs_device {
 
 /**
  * struct ib_uverbs_file - one open() of a uverbs char device
+ * @ref: one for the open file, one for a removal working on it
  * @device: the uverbs device (a reference on its @dev is held)
+ * @ib_dev: the ib_device the file was opened on; a reference on its
+ *	provider's module is held until the file is torn down
+ * @mapping: the address space of the file's inode, where its mmap()s are
  * @list: entry in @device->files, under @device->lists_mutex
  * @hw_destroy_rwsem: every command holds it for reading while it uses
- *	the file's objects; destroying them all (close, and removal in a
- *	later stage) holds it for writing
+ *	the file's objects; the teardown holds it for writing
+ * @torn_down: set by the teardown, under @hw_destroy_rwsem
  * @ucontext_lock: serializes GET_CONTEXT
  * @ucontext: set once by GET_CONTEXT (store-release, under @ucontext_lock),
- *	read with smp_load_acquire(); freed at close
+ *	read with smp_load_acquire(); freed by the teardown
  * @async: the event file of GET_CONTEXT; set under @device->lists_mutex
  *	together with the context, a reference is held until close
  * @handles: handle -> struct ib_uobject; a reserved handle (creation in
  *	progress) holds a zero entry
  * @uobjects_lock: protects @uobjects
  * @uobjects: the committed objects, oldest first
+ * @umap_mutex: protects @umaps and the mappings' @entry
+ * @umaps: struct uverbs_umap, one per mmap() still mapped (uverbs_mmap.c)
  */
 struct ib_uverbs_file {
+	struct kref			ref;
 	struct ib_uverbs_device		*device;
+	struct ib_device		*ib_dev;
+	struct address_space		*mapping;
 	struct list_head		list;
 	struct rw_semaphore		hw_destroy_rwsem;
+	bool				torn_down;
 	struct mutex			ucontext_lock;	/* GET_CONTEXT */
 	struct ib_ucontext		*ucontext;
 	struct uverbs_async_file	*async;
 	struct xarray			handles;
 	spinlock_t			uobjects_lock;	/* @uobjects */
 	struct list_head		uobjects;
+	struct mutex			umap_mutex;	/* @umaps */
+	struct list_head		umaps;
 };
 
 /*
@@ -211,7 +221,13 @@ struct ib_uobject *uobj_get_shared(struct ib_uverbs_file *ufile,
 				   const struct uverbs_api_object *type,
 				   u32 handle);
 void uobj_put_shared(struct ib_uobject *uobj);
-void uverbs_destroy_ufile(struct ib_uverbs_file *ufile);
+void uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
+			  enum rdma_remove_reason why);
+
+/* uverbs_mmap.c */
+int uverbs_mmap(struct ib_uverbs_file *ufile, struct ib_ucontext *ucontext,
+		struct vm_area_struct *vma);
+void uverbs_umaps_disassociate(struct ib_uverbs_file *ufile);
 
 /**
  * struct uverbs_comp_event - a CQ's event in its completion channel
@@ -268,6 +284,7 @@ struct file *uverbs_async_file_create(struct uverbs_async_file **async);
 void uverbs_async_file_put(struct uverbs_async_file *async);
 void uverbs_async_event(struct uverbs_async_file *async, u64 element,
 			u32 event_type);
+void uverbs_async_device_fatal(struct uverbs_async_file *async);
 void uverbs_obj_events_init(struct uverbs_obj_events *oe,
 			    struct uverbs_async_file *async, u64 element);
 void uverbs_obj_event(struct uverbs_obj_events *oe, u32 event_type);
@@ -275,6 +292,7 @@ u32 uverbs_obj_events_withdraw(struct uverbs_obj_events *oe);
 struct file *uverbs_comp_file_create(void);
 struct uverbs_comp_file *uverbs_comp_file_get(int fd);
 void uverbs_comp_file_put(struct uverbs_comp_file *comp);
+void uverbs_comp_file_kill(struct uverbs_comp_file *comp);
 void uverbs_comp_notify(struct uverbs_comp_file *comp,
 			struct uverbs_comp_event *ev);
 u32 uverbs_comp_event_withdraw(struct uverbs_comp_file *comp,

@@ -67,6 +67,8 @@ void uverbs_ucontext_destroy(struct ib_ucontext *uc)
 {
 	uc->device->ops.dealloc_ucontext(uc);
 	rdma_restrack_del(&uc->res);
+	/* The objects that inserted mmap entries removed them. */
+	WARN_ON(!xa_empty(&uc->mmap_xa));
 	xa_destroy(&uc->mmap_xa);
 	kfree(uc);
 }

@@ -56,6 +56,8 @@ static int uverbs_destroy_cq(struct ib_uobject *uobj,
 	if (ucq->channel) {
 		ucq->comp.reported = uverbs_comp_event_withdraw(ucq->channel,
 								&ucq->comp);
+		if (why == RDMA_REMOVE_DRIVER_REMOVE)
+			uverbs_comp_file_kill(ucq->channel);
 		uverbs_comp_file_put(ucq->channel);
 		ucq->channel = NULL;
 	}

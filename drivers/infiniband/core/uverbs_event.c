@@ -26,6 +26,11 @@
  * before user space read the first adds nothing), so completions can
  * be signalled from any context.  struct uverbs_comp_file is reference
  * counted by the anon file and by each CQ bound to the channel.
+ *
+ * When the device goes away (uverbs.h), the async file gets
+ * IB_EVENT_DEVICE_FATAL as its last event and the channels of the file's
+ * CQs are marked dead: once a dead file's queue is empty, read() fails
+ * with -EIO instead of waiting, and poll() reports EPOLLERR.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -49,13 +54,15 @@
  *	@reported; taken with interrupts off (objects' events come from
  *	any context)
  * @events: queued struct uverbs_async_entry, oldest first
+ * @dead: the device is gone, nothing more is queued; under @lock
  * @wait: readers and pollers waiting for an event
  */
 struct uverbs_async_file {
 	struct kref		ref;
 	struct mutex		read_mutex;	/* see above */
-	spinlock_t		lock;		/* @events */
+	spinlock_t		lock;		/* @events, @dead */
 	struct list_head	events;
+	bool			dead;
 	wait_queue_head_t	wait;
 };
 
@@ -106,6 +113,29 @@ void uverbs_async_event(struct uverbs_async_file *async, u64 element,
 
 	spin_lock_irq(&async->lock);
 	list_add_tail(&ev->list, &async->events);
+	spin_unlock_irq(&async->lock);
+	wake_up_interruptible(&async->wait);
+}
+
+/**
+ * uverbs_async_device_fatal() - the device is gone: the last event
+ * @async: the event file
+ *
+ * Queues IB_EVENT_DEVICE_FATAL (unless it cannot be allocated) and marks
+ * the file dead: read() fails with -EIO once the queue is empty.
+ *
+ * Context: process context.
+ */
+void uverbs_async_device_fatal(struct uverbs_async_file *async)
+{
+	struct uverbs_async_entry *ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+
+	spin_lock_irq(&async->lock);
+	if (ev) {
+		ev->desc.event_type = IB_EVENT_DEVICE_FATAL;
+		list_add_tail(&ev->list, &async->events);
+	}
+	async->dead = true;
 	spin_unlock_irq(&async->lock);
 	wake_up_interruptible(&async->wait);
 }
@@ -201,14 +231,18 @@ u32 uverbs_obj_events_withdraw(struct uverbs_obj_events *oe)
 	return reported;
 }
 
-static bool uverbs_async_pending(struct uverbs_async_file *async)
+/* EPOLLIN: an event is queued; EPOLLERR: none, and the device is gone. */
+static __poll_t uverbs_async_ready(struct uverbs_async_file *async)
 {
-	bool pending;
+	__poll_t mask = 0;
 
 	spin_lock_irq(&async->lock);
-	pending = !list_empty(&async->events);
+	if (!list_empty(&async->events))
+		mask = EPOLLIN | EPOLLRDNORM;
+	else if (async->dead)
+		mask = EPOLLERR;
 	spin_unlock_irq(&async->lock);
-	return pending;
+	return mask;
 }
 
 /*
@@ -263,10 +297,12 @@ static ssize_t uverbs_async_read(struct file *filp, char __user *buf,
 	if (count < sizeof(struct ib_uverbs_async_event_desc))
 		return -EINVAL;
 	while (!(ret = uverbs_async_deliver(async, buf))) {
+		if (uverbs_async_ready(async) & EPOLLERR)
+			return -EIO;
 		if (filp->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (wait_event_interruptible(async->wait,
-					     uverbs_async_pending(async)))
+					     uverbs_async_ready(async)))
 			return -ERESTARTSYS;
 	}
 	return ret < 0 ? ret : sizeof(struct ib_uverbs_async_event_desc);
@@ -277,7 +313,7 @@ static __poll_t uverbs_async_poll(struct file *filp, poll_table *wait)
 	struct uverbs_async_file *async = filp->private_data;
 
 	poll_wait(filp, &async->wait, wait);
-	return uverbs_async_pending(async) ? EPOLLIN | EPOLLRDNORM : 0;
+	return uverbs_async_ready(async);
 }
 
 static int uverbs_async_close(struct inode *inode, struct file *filp)
@@ -340,13 +376,15 @@ struct file *uverbs_async_file_create(struct uverbs_async_file **async)
  *	taken with interrupts off (completions come from any context)
  * @pending: struct uverbs_comp_event of CQs with an unread event,
  *	oldest first
+ * @dead: the device of a CQ bound to the channel is gone; under @lock
  * @wait: readers and pollers waiting for an event
  */
 struct uverbs_comp_file {
 	struct kref		ref;
 	struct mutex		read_mutex;	/* see above */
-	spinlock_t		lock;		/* @pending */
+	spinlock_t		lock;		/* @pending, @dead */
 	struct list_head	pending;
+	bool			dead;
 	wait_queue_head_t	wait;
 };
 
@@ -430,14 +468,36 @@ u32 uverbs_comp_event_withdraw(struct uverbs_comp_file *comp,
 	return reported;
 }
 
-static bool uverbs_comp_pending(struct uverbs_comp_file *comp)
+/**
+ * uverbs_comp_file_kill() - a CQ bound to the channel lost its device
+ * @comp: the channel
+ *
+ * Marks the channel dead: read() fails with -EIO once nothing is queued.
+ *
+ * Context: any.
+ */
+void uverbs_comp_file_kill(struct uverbs_comp_file *comp)
 {
-	bool pending;
+	unsigned long flags;
+
+	spin_lock_irqsave(&comp->lock, flags);
+	comp->dead = true;
+	spin_unlock_irqrestore(&comp->lock, flags);
+	wake_up_interruptible(&comp->wait);
+}
+
+/* EPOLLIN: an event is queued; EPOLLERR: none, and the channel is dead. */
+static __poll_t uverbs_comp_ready(struct uverbs_comp_file *comp)
+{
+	__poll_t mask = 0;
 
 	spin_lock_irq(&comp->lock);
-	pending = !list_empty(&comp->pending);
+	if (!list_empty(&comp->pending))
+		mask = EPOLLIN | EPOLLRDNORM;
+	else if (comp->dead)
+		mask = EPOLLERR;
 	spin_unlock_irq(&comp->lock);
-	return pending;
+	return mask;
 }
 
 /*
@@ -485,10 +545,12 @@ static ssize_t uverbs_comp_read(struct file *filp, char __user *buf,
 	if (count < sizeof(struct ib_uverbs_comp_event_desc))
 		return -EINVAL;
 	while (!(ret = uverbs_comp_deliver(comp, buf))) {
+		if (uverbs_comp_ready(comp) & EPOLLERR)
+			return -EIO;
 		if (filp->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		if (wait_event_interruptible(comp->wait,
-					     uverbs_comp_pending(comp)))
+					     uverbs_comp_ready(comp)))
 			return -ERESTARTSYS;
 	}
 	return ret < 0 ? ret : sizeof(struct ib_uverbs_comp_event_desc);
@@ -499,7 +561,7 @@ static __poll_t uverbs_comp_poll(struct file *filp, poll_table *wait)
 	struct uverbs_comp_file *comp = filp->private_data;
 
 	poll_wait(filp, &comp->wait, wait);
-	return uverbs_comp_pending(comp) ? EPOLLIN | EPOLLRDNORM : 0;
+	return uverbs_comp_ready(comp);
 }
 
 static int uverbs_comp_close(struct inode *inode, struct file *filp)

@@ -166,17 +166,10 @@ static void uverbs_event_handler(struct ib_event_handler *handler,
 
 /* ---- file operations ------------------------------------------------------ */
 
-static void uverbs_udev_put_user(struct ib_uverbs_device *udev)
-{
-	if (refcount_dec_and_test(&udev->users))
-		complete(&udev->users_gone);
-}
-
 /*
  * May the current task open a file of @ib_dev (NULL: gone)?  0 with a
- * reference on the provider's module, or why not: without
- * disassociation, open files keep the device registered, so its driver
- * must not be unloaded under them either.
+ * reference on the provider's module, held until the file is torn down,
+ * or why not.
  */
 static int uverbs_may_open(struct ib_device *ib_dev)
 {
@@ -187,6 +180,46 @@ static int uverbs_may_open(struct ib_device *ib_dev)
 	return try_module_get(ib_dev->ops.owner) ? 0 : -ENODEV;
 }
 
+static void uverbs_ufile_release(struct kref *ref)
+{
+	struct ib_uverbs_file *ufile =
+		container_of(ref, struct ib_uverbs_file, ref);
+	struct ib_uverbs_device *udev = ufile->device;
+
+	kfree(ufile);
+	put_device(&udev->dev);
+}
+
+/*
+ * Destroy what @ufile holds of its device, once: its objects and its
+ * ucontext, and its reference on the provider's module.  Removal (@why
+ * RDMA_REMOVE_DRIVER_REMOVE) also tells user space and takes the
+ * provider's memory out of its mappings.  The device is still registered:
+ * removal runs this before it returns, and a close that finds the file
+ * not torn down yet runs before removal gets to the file.
+ */
+static void uverbs_ufile_teardown(struct ib_uverbs_file *ufile,
+				  enum rdma_remove_reason why)
+{
+	down_write(&ufile->hw_destroy_rwsem);
+	if (ufile->torn_down)
+		goto out;
+	if (why == RDMA_REMOVE_DRIVER_REMOVE) {
+		if (ufile->async)
+			uverbs_async_device_fatal(ufile->async);
+		uverbs_umaps_disassociate(ufile);
+	}
+	if (ufile->ucontext) {
+		uverbs_destroy_ufile(ufile, why);
+		uverbs_ucontext_destroy(ufile->ucontext);
+		ufile->ucontext = NULL;
+	}
+	module_put(ufile->ib_dev->ops.owner);
+	ufile->torn_down = true;
+out:
+	up_write(&ufile->hw_destroy_rwsem);
+}
+
 static int ib_uverbs_open(struct inode *inode, struct file *filp)
 {
 	struct ib_uverbs_device *udev =
@@ -195,20 +228,24 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	struct ib_device *ib_dev;
 	int idx, ret;
 
-	/* Removal has begun once the registration's count is gone. */
-	if (!refcount_inc_not_zero(&udev->users))
-		return -ENXIO;
-
 	ufile = kzalloc(sizeof(*ufile), GFP_KERNEL);
+	if (!ufile)
+		return -ENOMEM;
+	/* Removal waits out this section, then tears down what it added. */
 	idx = srcu_read_lock(&udev->disassociate_srcu);
 	ib_dev = uverbs_ib_dev(udev);
-	ret = ufile ? uverbs_may_open(ib_dev) : -ENOMEM;
+	ret = uverbs_may_open(ib_dev);
 	if (!ret) {
+		kref_init(&ufile->ref);
 		ufile->device = udev;
 		get_device(&udev->dev);
+		ufile->ib_dev = ib_dev;
+		ufile->mapping = filp->f_mapping;
 		init_rwsem(&ufile->hw_destroy_rwsem);
 		mutex_init(&ufile->ucontext_lock);
 		uverbs_uobjects_init(ufile);
+		mutex_init(&ufile->umap_mutex);
+		INIT_LIST_HEAD(&ufile->umaps);
 		filp->private_data = ufile;
 		mutex_lock(&udev->lists_mutex);
 		list_add_tail(&ufile->list, &udev->files);
@@ -217,7 +254,6 @@ static int ib_uverbs_open(struct inode *inode, struct file *filp)
 	srcu_read_unlock(&udev->disassociate_srcu, idx);
 	if (ret) {
 		kfree(ufile);
-		uverbs_udev_put_user(udev);
 		return ret;
 	}
 	return stream_open(inode, filp);
@@ -227,31 +263,15 @@ static int ib_uverbs_close(struct inode *inode, struct file *filp)
 {
 	struct ib_uverbs_file *ufile = filp->private_data;
 	struct ib_uverbs_device *udev = ufile->device;
-	struct ib_device *ib_dev;
-	int srcu_key;
 
+	uverbs_ufile_teardown(ufile, RDMA_REMOVE_CLOSE);
 	/* No more events: the async file stays readable for what it has. */
 	mutex_lock(&udev->lists_mutex);
-	list_del(&ufile->list);
+	list_del_init(&ufile->list);
 	mutex_unlock(&udev->lists_mutex);
 	if (ufile->async)
 		uverbs_async_file_put(ufile->async);
-
-	/* Removal waits for this file, so the device is still there. */
-	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
-	ib_dev = uverbs_ib_dev(udev);
-	if (ufile->ucontext) {
-		down_write(&ufile->hw_destroy_rwsem);
-		uverbs_destroy_ufile(ufile);
-		up_write(&ufile->hw_destroy_rwsem);
-		uverbs_ucontext_destroy(ufile->ucontext);
-	}
-	module_put(ib_dev->ops.owner);
-	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
-
-	kfree(ufile);
-	uverbs_udev_put_user(udev);
-	put_device(&udev->dev);
+	kref_put(&ufile->ref, uverbs_ufile_release);
 	return 0;
 }
 
@@ -260,22 +280,17 @@ static int ib_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct ib_uverbs_file *ufile = filp->private_data;
 	struct ib_uverbs_device *udev = ufile->device;
 	struct ib_ucontext *ucontext;
-	struct ib_device *ib_dev;
 	int srcu_key, ret;
 
 	srcu_key = srcu_read_lock(&udev->disassociate_srcu);
-	ib_dev = uverbs_ib_dev(udev);
-	if (!ib_dev) {
+	if (!uverbs_ib_dev(udev)) {
 		ret = -EIO;
 		goto out;
 	}
 	down_read(&ufile->hw_destroy_rwsem);
 	/* Pairs with GET_CONTEXT's release: a context seen is complete. */
 	ucontext = smp_load_acquire(&ufile->ucontext);
-	if (ucontext && ib_dev->ops.mmap)
-		ret = ib_dev->ops.mmap(ucontext, vma);
-	else
-		ret = -ENODEV;
+	ret = ucontext ? uverbs_mmap(ufile, ucontext, vma) : -ENODEV;
 	up_read(&ufile->hw_destroy_rwsem);
 out:
 	srcu_read_unlock(&udev->disassociate_srcu, srcu_key);
@@ -356,8 +371,6 @@ static int uverbs_client_add(struct ib_device *ib_dev)
 	}
 	udev->devnum = devnum;
 	rcu_assign_pointer(udev->ib_dev, ib_dev);
-	refcount_set(&udev->users, 1);
-	init_completion(&udev->users_gone);
 	mutex_init(&udev->lists_mutex);
 	INIT_LIST_HEAD(&udev->files);
 
@@ -389,25 +402,31 @@ err_put:
 }
 
 /*
- * No new open from here on; then wait for every open file to be closed
- * (see uverbs.h: this stage has no disassociation).
+ * The device is going: disassociate its files (see uverbs.h).  Returns
+ * without waiting for user space; the files, their event files and their
+ * mappings live on, without the device, until user space lets go.
  */
 static void uverbs_client_remove(struct ib_device *ib_dev, void *client_data)
 {
 	struct ib_uverbs_device *udev = client_data;
+	struct ib_uverbs_file *ufile;
 
 	cdev_device_del(&udev->cdev, &udev->dev);
-	uverbs_udev_put_user(udev);
-	if (!wait_for_completion_timeout(&udev->users_gone, 10 * HZ)) {
-		ibdev_info(ib_dev,
-			   "uverbs: waiting for user processes to close uverbs%d\n",
-			   udev->devnum);
-		wait_for_completion(&udev->users_gone);
-	}
 	ib_unregister_event_handler(&udev->event_handler);
-
 	rcu_assign_pointer(udev->ib_dev, NULL);
 	synchronize_srcu(&udev->disassociate_srcu);
+
+	mutex_lock(&udev->lists_mutex);
+	while ((ufile = list_first_entry_or_null(&udev->files,
+						 struct ib_uverbs_file, list))) {
+		list_del_init(&ufile->list);
+		kref_get(&ufile->ref);
+		mutex_unlock(&udev->lists_mutex);
+		uverbs_ufile_teardown(ufile, RDMA_REMOVE_DRIVER_REMOVE);
+		kref_put(&ufile->ref, uverbs_ufile_release);
+		mutex_lock(&udev->lists_mutex);
+	}
+	mutex_unlock(&udev->lists_mutex);
 	put_device(&udev->dev);
 }
 

@@ -299,13 +299,15 @@ int uobj_destroy(struct ib_uverbs_file *ufile,
 /**
  * uverbs_destroy_ufile() - destroy every object of a file
  * @ufile: the file, with hw_destroy_rwsem held for writing
+ * @why: RDMA_REMOVE_CLOSE or RDMA_REMOVE_DRIVER_REMOVE
  *
  * Newest first, in passes: an object another one still uses refuses to
  * go in one pass and goes in the next, once its user is gone.  An object
  * whose provider refuses for good is reported and dropped from the file
  * (its memory is lost, the rest of the file is not).
  */
-void uverbs_destroy_ufile(struct ib_uverbs_file *ufile)
+void uverbs_destroy_ufile(struct ib_uverbs_file *ufile,
+			  enum rdma_remove_reason why)
 {
 	struct ib_uobject *uobj, *next;
 	bool progress;
@@ -316,7 +318,7 @@ void uverbs_destroy_ufile(struct ib_uverbs_file *ufile)
 		list_for_each_entry_safe_reverse(uobj, next, &ufile->uobjects,
 						 list) {
 			atomic_set(&uobj->usecnt, -1);
-			if (!uobj_remove(uobj, RDMA_REMOVE_CLOSE))
+			if (!uobj_remove(uobj, why))
 				progress = true;
 		}
 	} while (progress);

@@ -213,13 +213,11 @@ static inline void rxe_count_add(struct rxe_dev *rxe, enum rxe_counter c,
 
 /**
  * struct rxe_ucontext - a user verbs context (ib_uverbs GET_CONTEXT)
- * @ibuc: the core's part
- * @rings: cookie -> struct rxe_uring, the rings user space may map
- *	(rxe_uring.c); empty by the time the context goes
+ * @ibuc: the core's part; its mmap_xa holds the rings user space may map
+ *	(rxe_uring.c)
  */
 struct rxe_ucontext {
 	struct ib_ucontext	ibuc;
-	struct xarray		rings;
 };
 
 static inline struct rxe_ucontext *to_ruc(struct ib_ucontext *uc)
@@ -229,22 +227,19 @@ static inline struct rxe_ucontext *to_ruc(struct ib_ucontext *uc)
 
 /**
  * struct rxe_uring - a ring shared with user space (rxe_uring.c)
- * @ref: the owning object's reference plus one per VMA mapping it
+ * @mmap: its mmap entry in the user context: the cookie user space maps
+ *	it by, and the references of its owner and its mappings
  * @buf: the buffer, laid out as librxe's struct rxe_queue_buf
  * @size: bytes of @buf, page aligned
  * @mask: slots - 1; the kernel's copy, never read back from @buf
  * @log2_elem: log2 of the slot size; the kernel's copy
- * @id: the mmap() cookie, an index of @uc->rings
- * @uc: the user context the ring belongs to
  */
 struct rxe_uring {
-	struct kref		ref;
-	struct rxe_queue_buf	*buf;
-	size_t			size;
-	u32			mask;
-	u32			log2_elem;
-	u32			id;
-	struct rxe_ucontext	*uc;
+	struct rdma_user_mmap_entry	mmap;
+	struct rxe_queue_buf		*buf;
+	size_t				size;
+	u32				mask;
+	u32				log2_elem;
 };
 
 struct rxe_uring *rxe_uring_new(struct rxe_ucontext *uc, u32 slots,
@@ -252,6 +247,7 @@ struct rxe_uring *rxe_uring_new(struct rxe_ucontext *uc, u32 slots,
 void rxe_uring_mminfo(const struct rxe_uring *ring, struct mminfo *mi);
 void rxe_uring_free(struct rxe_uring *ring);
 int rxe_uring_mmap(struct rxe_ucontext *uc, struct vm_area_struct *vma);
+void rxe_uring_mmap_free(struct rdma_user_mmap_entry *entry);
 
 struct rxe_pd {
 	struct ib_pd		ibpd;

@@ -8,17 +8,14 @@
  * written once; the kernel keeps its own copies of it, because user
  * space can write the whole buffer.
  *
- * Mapping.  Each ring has a cookie, an id in its ucontext's @rings
- * xarray: the mminfo user space gets holds the id as a byte offset for
- * mmap() on the uverbs fd, and the buffer's size.  A mapping may cover
- * the buffer or less of it, never more.
- *
- * Lifetime.  A kref: the object owning the ring holds one reference and
- * each VMA mapping it one (vm_ops open and close), so the buffer outlives
- * its object until user space unmaps it, and user space can never reach
- * freed memory through a stale mapping.  The xarray holds no reference:
- * rxe_uring_free() erases the cookie before it drops the owner's, so a
- * ring found in the xarray under its lock is always alive.
+ * Mapping and lifetime.  Each ring is an mmap entry of its user context
+ * (ib_uverbs' uverbs_mmap.c): the mminfo user space gets holds the
+ * entry's offset for mmap() on the uverbs fd, and the buffer's size,
+ * which is what a mapping must cover.  The object owning the ring holds
+ * the entry's first reference and each mapping one, so the buffer
+ * outlives its object until user space unmaps it (or the device goes and
+ * ib_uverbs takes the pages out of the mappings), and user space never
+ * reaches freed memory through a stale mapping.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -27,17 +24,18 @@
 
 #include "rxe.h"
 
-static void rxe_uring_release(struct kref *ref)
+/**
+ * rxe_uring_mmap_free() - the last reference to a ring is gone
+ * @entry: the ring's mmap entry
+ *
+ * The device's ops.mmap_free.
+ */
+void rxe_uring_mmap_free(struct rdma_user_mmap_entry *entry)
 {
-	struct rxe_uring *ring = container_of(ref, struct rxe_uring, ref);
+	struct rxe_uring *ring = container_of(entry, struct rxe_uring, mmap);
 
 	vfree(ring->buf);
 	kfree(ring);
-}
-
-static void rxe_uring_put(struct rxe_uring *ring)
-{
-	kref_put(&ring->ref, rxe_uring_release);
 }
 
 /**
@@ -49,21 +47,19 @@ static void rxe_uring_put(struct rxe_uring *ring)
  *	of two of at least 64 bytes
  *
  * Context: process context.
- * Return: the ring, with the owner's reference; ERR_PTR(-ENOMEM).
+ * Return: the ring, with the owner's reference; ERR_PTR(-ENOMEM), or
+ * rdma_user_mmap_entry_insert_range()'s error.
  */
 struct rxe_uring *rxe_uring_new(struct rxe_ucontext *uc, u32 slots,
 				u32 elem_size)
 {
 	u32 log2_elem = order_base_2(max(elem_size, 64U));
 	struct rxe_uring *ring;
-	u32 id;
 	int ret;
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&ring->ref);
-	ring->uc = uc;
 	ring->mask = slots - 1;
 	ring->log2_elem = log2_elem;
 	ring->size = PAGE_ALIGN(sizeof(*ring->buf) +
@@ -76,12 +72,14 @@ struct rxe_uring *rxe_uring_new(struct rxe_ucontext *uc, u32 slots,
 	ring->buf->log2_elem_size = log2_elem;
 	ring->buf->index_mask = ring->mask;
 
-	ret = xa_alloc(&uc->rings, &id, ring, xa_limit_31b, GFP_KERNEL);
+	/* Offsets from 1: a zeroed mminfo names no ring. */
+	ret = rdma_user_mmap_entry_insert_range(&uc->ibuc, &ring->mmap,
+						ring->size, 1, U32_MAX);
 	if (ret) {
-		rxe_uring_put(ring);
-		return ERR_PTR(-ENOMEM);
+		vfree(ring->buf);
+		kfree(ring);
+		return ERR_PTR(ret);
 	}
-	ring->id = id;
 	return ring;
 }
 
@@ -93,7 +91,7 @@ struct rxe_uring *rxe_uring_new(struct rxe_ucontext *uc, u32 slots,
 void rxe_uring_mminfo(const struct rxe_uring *ring, struct mminfo *mi)
 {
 	*mi = (struct mminfo) {
-		.offset = (u64)ring->id << PAGE_SHIFT,
+		.offset = rdma_user_mmap_get_offset(&ring->mmap),
 		.size = ring->size,
 	};
 }
@@ -108,28 +106,9 @@ void rxe_uring_mminfo(const struct rxe_uring *ring, struct mminfo *mi)
  */
 void rxe_uring_free(struct rxe_uring *ring)
 {
-	if (!ring)
-		return;
-	xa_erase(&ring->uc->rings, ring->id);
-	rxe_uring_put(ring);
+	if (ring)
+		rdma_user_mmap_entry_remove(&ring->mmap);
 }
-
-static void rxe_uring_vm_open(struct vm_area_struct *vma)
-{
-	struct rxe_uring *ring = vma->vm_private_data;
-
-	kref_get(&ring->ref);
-}
-
-static void rxe_uring_vm_close(struct vm_area_struct *vma)
-{
-	rxe_uring_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct rxe_uring_vm_ops = {
-	.open	= rxe_uring_vm_open,
-	.close	= rxe_uring_vm_close,
-};
 
 /**
  * rxe_uring_mmap() - map a ring into user space
@@ -138,41 +117,21 @@ static const struct vm_operations_struct rxe_uring_vm_ops = {
  *
  * Context: process context (the mmap() system call).
  * Return: 0; -EINVAL for an offset that names no ring of @uc or a
- * mapping larger than the ring; remap_vmalloc_range()'s error.
+ * mapping not as long as the ring; remap_vmalloc_range()'s error.
  */
 int rxe_uring_mmap(struct rxe_ucontext *uc, struct vm_area_struct *vma)
 {
-	unsigned long len = vma->vm_end - vma->vm_start;
+	struct rdma_user_mmap_entry *entry;
 	struct rxe_uring *ring;
 	int ret;
 
-	xa_lock(&uc->rings);
-	ring = xa_load(&uc->rings, vma->vm_pgoff);
-	if (ring)
-		kref_get(&ring->ref);
-	xa_unlock(&uc->rings);
-	if (!ring) {
-		ibdev_dbg(uc->ibuc.device, "mmap: offset %#lx names no ring\n",
-			  vma->vm_pgoff << PAGE_SHIFT);
+	entry = rdma_user_mmap_entry_get(&uc->ibuc, vma);
+	if (!entry)
 		return -EINVAL;
-	}
-	if (len > ring->size) {
-		ibdev_dbg(uc->ibuc.device,
-			  "mmap: %lu bytes of a %zu-byte ring refused\n",
-			  len, ring->size);
-		ret = -EINVAL;
-		goto put;
-	}
+	ring = container_of(entry, struct rxe_uring, mmap);
 	ret = remap_vmalloc_range(vma, ring->buf, 0);
-	if (ret) {
+	if (ret)
 		ibdev_dbg(uc->ibuc.device, "mmap: remap failed: %d\n", ret);
-		goto put;
-	}
-	vma->vm_ops = &rxe_uring_vm_ops;
-	vma->vm_private_data = ring;
-	return 0;
-
-put:
-	rxe_uring_put(ring);
+	rdma_user_mmap_entry_put(entry);
 	return ret;
 }

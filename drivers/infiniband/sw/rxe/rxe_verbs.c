@@ -100,16 +100,12 @@ static int rxe_del_gid(const struct ib_gid_attr *attr, void **context)
 /* librxe sends no driver data with GET_CONTEXT and expects none back. */
 static int rxe_alloc_ucontext(struct ib_ucontext *uc, struct ib_udata *udata)
 {
-	xa_init_flags(&to_ruc(uc)->rings, XA_FLAGS_ALLOC1);
 	atomic_inc(&to_rdev(uc->device)->num_objs);
 	return 0;
 }
 
 static void rxe_dealloc_ucontext(struct ib_ucontext *uc)
 {
-	/* Every object, and so every ring's cookie, is gone by now. */
-	WARN_ON(!xa_empty(&to_ruc(uc)->rings));
-	xa_destroy(&to_ruc(uc)->rings);
 	atomic_dec(&to_rdev(uc->device)->num_objs);
 }
 
@@ -354,6 +350,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.dealloc_driver = rxe_dealloc_driver,
 	/* what ib_uverbs needs: user contexts, and what they may map */
 	.mmap = rxe_mmap,
+	.mmap_free = rxe_uring_mmap_free,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rxe_ucontext, ibuc),
 	.dealloc_ucontext = rxe_dealloc_ucontext,
 	.alloc_ucontext = rxe_alloc_ucontext,

@@ -724,6 +724,8 @@ def cqs(fd, max_cqe, ncomp):
            "log2_elem %d mask %d size %d" % (log2_elem, mask, size))
     expect_errno("mmap of more than the ring is EINVAL",
                  mmap_errno(fd, size + 4096, off), errno.EINVAL)
+    expect_errno("mmap of less than the ring is EINVAL",
+                 mmap_errno(fd, size - 4096, off), errno.EINVAL)
     expect_errno("mmap of an offset no ring has is EINVAL",
                  mmap_errno(fd, 4096, off + (1 << 30)), errno.EINVAL)
     expect_ok("REQ_NOTIFY_CQ", do_write(

@@ -21,8 +21,9 @@
 #      a 64 KiB RC stream (rxe0 then sends nothing more); pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
-#      rdma link delete waits for a process holding uverbs0 and rdma_rxe
-#      stays loaded meanwhile; then a clean unload and a clean kernel log.
+#      rdma link delete and rmmod rdma_rxe do not wait for a process
+#      holding uverbs0, which gets DEVICE_FATAL and EIO and closes cleanly
+#      (disassociation); then a clean unload and a clean kernel log.
 #   b (stock): ibv_devinfo -v -d rxe0 works; uverbs_write_errors.py runs
 #      for reference only (its result is shown, not judged).
 #   host: the two ibv_devinfo -v outputs agree field by field, except the
@@ -308,10 +309,6 @@ rxe0_port_active() {
 	rdma link show rxe0/1 | grep -q 'state ACTIVE'
 }
 
-# With a process holding uverbs0 (a context and a PD, through pyverbs),
-# rdma link delete must wait (no disassociation: UVERBS.md 6) and
-# rdma_rxe must refuse to unload; once the process exits, the delete
-# completes.  rxe0 is added again afterwards.
 # check_sigkill: a process killed with SIGKILL while it holds a context,
 # a PD, an MR, a CQ with its ring mapped and its channel, and an AH leaves
 # nothing behind.
@@ -404,50 +401,113 @@ check_sigkill_traffic() {
 	fi
 }
 
-check_delete_waits() {
-	local fifo=/run/uverbs_hold out=/run/uverbs_hold.out holder del w
+# has_line FILE NAME LINE: a subtest, passed when FILE has the line LINE.
+has_line() {
+	if grep -qxF "$3" "$1"; then
+		ktap_ok "$2"
+	else
+		ktap_fail "$2" "no line '$3'"
+	fi
+}
+
+# check_disassociate: rdma link delete rxe0 while a process holds a
+# context, PD, MR, a CQ with its ring mapped and its channel, and a QP
+# with its rings mapped.  The delete and rmmod rdma_rxe do not wait for
+# the process (uverbs.h: disassociation); the process then gets
+# IB_EVENT_DEVICE_FATAL, EIO from a new verb, from the channel and from
+# the async fd (a raw read of each event fd), an empty CQ from its (zapped) ring, and closes everything
+# (RDMAV_ALLOW_DISASSOC_DESTROY: libibverbs takes EIO from a destroy as
+# done).  rdma_rxe is loaded and rxe0 added again afterwards.
+check_disassociate() {
+	local fifo=/run/uverbs_hold out=/run/uverbs_hold.out holder w t0
 
 	rm -f "$fifo" "$out"
 	mkfifo "$fifo"
-	"$PY" -c '
+	RDMAV_ALLOW_DISASSOC_DESTROY=1 "$PY" -c '
+import os
 import sys
 from pyverbs.device import Context
 from pyverbs.pd import PD
+from pyverbs.mr import MR
+from pyverbs.cq import CQ, CompChannel
+from pyverbs.qp import QP, QPInitAttr, QPCap
+from pyverbs.pyverbs_error import PyverbsRDMAError
+import pyverbs.enums as e
+
+def errno_of(f):
+    try:
+        f()
+    except PyverbsRDMAError as ex:
+        return ex.error_code
+    return 0
+
 ctx = Context(name="rxe0")
 pd = PD(ctx)
+mr = MR(pd, 1 << 16, e.IBV_ACCESS_LOCAL_WRITE)
+ch = CompChannel(ctx)
+cq = CQ(ctx, 64, None, ch, 0)
+cq.req_notify()
+qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                       cap=QPCap(max_send_wr=8, max_recv_wr=8)))
 print("held", flush=True)
-sys.stdin.read()' <"$fifo" >"$out" 2>&1 &
+sys.stdin.readline()
+ev = ctx.get_async_event()
+print("event", ev.event_type, flush=True)
+ev.ack()
+print("pd", errno_of(lambda: PD(ctx)), flush=True)
+print("poll", cq.poll()[0], flush=True)
+print("channel", errno_of(lambda: ch.get_cq_event(cq)), flush=True)
+# pyverbs gives no errno for the async fd: read every event fd raw.
+errs = set()
+fds = os.listdir("/proc/self/fd")
+for fd in fds:
+    try:
+        link = os.readlink("/proc/self/fd/" + fd)
+    except FileNotFoundError:
+        continue    # the fd that listed the folder
+    if link != "anon_inode:[infinibandevent]":
+        continue
+    try:
+        os.set_blocking(int(fd), False)
+        os.read(int(fd), 32)
+        errs.add(0)
+    except OSError as ex:
+        errs.add(ex.errno)
+print("eventfds", *sorted(errs), flush=True)
+for o in (qp, cq, ch, mr, pd, ctx):
+    o.close()
+print("closed", flush=True)' <"$fifo" >"$out" 2>&1 &
 	holder=$!
 	exec {w}>"$fifo"
 	if ! retry_until 60 grep -q held "$out"; then
-		ktap_fail "a process holds uverbs0 with a context and a PD" "$(cat "$out")"
+		ktap_fail "a process holds a context, PD, MR, CQ, channel and QP" "$(cat "$out")"
 		exec {w}>&-
 		wait "$holder"
 		return 1
 	fi
-	ktap_ok "a process holds uverbs0 with a context and a PD"
-	# Not with the fifo's write end: the holder must see EOF when we close it.
-	rdma link delete rxe0 {w}>&- &
-	del=$!
-	sleep 3
-	if kill -0 "$del" 2>/dev/null; then
-		ktap_ok "rdma link delete rxe0 waits while uverbs0 is open"
+	ktap_ok "a process holds a context, PD, MR, CQ, channel and QP"
+	t0=$SECONDS
+	if timeout 30 rdma link delete rxe0 {w}>&-; then
+		ktap_ok "rdma link delete rxe0 returns while uverbs0 is open ($((SECONDS - t0)) s)"
 	else
-		ktap_fail "rdma link delete rxe0 waits while uverbs0 is open" "it returned"
+		ktap_fail "rdma link delete rxe0 returns while uverbs0 is open" "status $? after $((SECONDS - t0)) s"
 	fi
-	if rmmod rdma_rxe {w}>&- 2>/dev/null; then
-		ktap_fail "rmmod rdma_rxe is refused while uverbs0 is open" "it was unloaded"
+	if kill -0 "$holder" 2>/dev/null && rmmod rdma_rxe {w}>&-; then
+		ktap_ok "rmmod rdma_rxe succeeds while the process lives"
 	else
-		ktap_ok "rmmod rdma_rxe is refused while uverbs0 is open"
+		ktap_fail "rmmod rdma_rxe succeeds while the process lives" "$(lsmod | grep rdma_rxe)"
 	fi
+	echo go >&"$w"
 	exec {w}>&-
 	wait "$holder"
-	if retry_until 20 process_gone "$del"; then
-		wait "$del"
-		ktap_ok "rdma link delete rxe0 completes once the process has exited (status $?)"
-	else
-		ktap_fail "rdma link delete rxe0 completes once the process has exited" "still waiting after 20 s"
-	fi
+	ktap_diag "$(tr '\n' ' ' <"$out")"
+	has_line "$out" "the process gets IBV_EVENT_DEVICE_FATAL" "event 8"
+	has_line "$out" "a new verb fails with EIO" "pd 5"
+	has_line "$out" "its CQ polls empty from the zapped ring" "poll 0"
+	has_line "$out" "its completion channel fails with EIO" "channel 5"
+	has_line "$out" "its async fd and channel fail with EIO, drained" "eventfds 5"
+	has_line "$out" "it closes every object and the device" "closed"
+	ktap_check "modprobe rdma_rxe again" modprobe rdma_rxe
 	ktap_check "rdma link add rxe0 again" rdma_link_add_rxe rxe0
 }
 
@@ -501,7 +561,7 @@ guest_a() {
 
 	check_sigkill
 	check_sigkill_traffic
-	check_delete_waits
+	check_disassociate
 
 	# The netdev was down and up, rxe0 is new: wait for the port.
 	retry_until 20 rxe0_port_active
