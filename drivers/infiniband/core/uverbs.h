@@ -196,6 +196,8 @@ int uverbs_cmd_ex_modify_qp(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_query_qp(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_destroy_qp(struct uverbs_attr_bundle *attrs);
 int uverbs_cmd_post_send(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_attach_mcast(struct uverbs_attr_bundle *attrs);
+int uverbs_cmd_detach_mcast(struct uverbs_attr_bundle *attrs);
 
 /* uverbs_srq.c */
 int uverbs_cmd_create_srq(struct uverbs_attr_bundle *attrs);

@@ -547,6 +547,14 @@ const struct uverbs_write_cmd uverbs_legacy_cmds[] = {
 		.req_size = sizeof(struct ib_uverbs_post_send),
 		.resp_size = sizeof(struct ib_uverbs_post_send_resp),
 	},
+	[IB_USER_VERBS_CMD_ATTACH_MCAST] = {
+		.handler = uverbs_cmd_attach_mcast,
+		.req_size = sizeof(struct ib_uverbs_attach_mcast),
+	},
+	[IB_USER_VERBS_CMD_DETACH_MCAST] = {
+		.handler = uverbs_cmd_detach_mcast,
+		.req_size = sizeof(struct ib_uverbs_detach_mcast),
+	},
 	[IB_USER_VERBS_CMD_CREATE_SRQ] = {
 		.handler = uverbs_cmd_create_srq,
 		.req_size = sizeof(struct ib_uverbs_create_srq),

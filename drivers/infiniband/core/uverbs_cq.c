@@ -7,9 +7,11 @@
  * A user CQ's uobject is a struct ib_ucq_object.  Its completion handler
  * (called by the provider in any context once the CQ is armed and a
  * completion arrives) queues the CQ's embedded event on its channel, if
- * it has one.  DESTROY_CQ answers with the number of those events user
- * space has read, which libibverbs waits to see acknowledged; events
- * still unread are discarded, so they can never be counted twice.
+ * it has one; its event handler queues IB_EVENT_CQ_ERR (an overrun) on
+ * the file's async fd, with the CQ's user_handle.  DESTROY_CQ answers
+ * with the number of events of each sort user space has read, which
+ * libibverbs waits to see acknowledged; events still unread are
+ * discarded, so they can never be counted twice.
  *
  * Handlers run as uverbs_cmd.c says: in the device's SRCU read side, with
  * the file's hw_destroy_rwsem held for reading.
@@ -25,12 +27,28 @@
  * @uobj: the uobject (first member; see uverbs_api_object.obj_size)
  * @channel: the completion channel, with a reference; NULL without one
  * @comp: the CQ's event on @channel
+ * @events: the CQ's asynchronous events; their reported count stays
+ *	readable after the CQ is destroyed, for DESTROY_CQ's answer
  */
 struct ib_ucq_object {
 	struct ib_uobject		uobj;
 	struct uverbs_comp_file		*channel;
 	struct uverbs_comp_event	comp;
+	struct uverbs_obj_events	events;
 };
+
+/* The provider reports an asynchronous event of the CQ, in any context. */
+static void uverbs_cq_event_handler(struct ib_event *event, void *context)
+{
+	struct ib_ucq_object *ucq = context;
+
+	if (event->event == IB_EVENT_CQ_ERR)
+		uverbs_obj_event(&ucq->events, event->event);
+	else
+		ibdev_dbg(event->device,
+			  "uverbs: event %d for CQ handle %u is no CQ event, dropped\n",
+			  event->event, ucq->uobj.id);
+}
 
 /* The provider signals new completions of an armed CQ. */
 static void uverbs_cq_comp_handler(struct ib_cq *cq, void *cq_context)
@@ -52,7 +70,8 @@ static int uverbs_destroy_cq(struct ib_uobject *uobj,
 	ret = ib_destroy_cq_user(uobj->object, &udata);
 	if (ret)
 		return ret;
-	/* No completion handler runs any more: the channel can let go. */
+	/* No handler runs any more: the events can be withdrawn. */
+	uverbs_obj_events_withdraw(&ucq->events);
 	if (ucq->channel) {
 		ucq->comp.reported = uverbs_comp_event_withdraw(ucq->channel,
 								&ucq->comp);
@@ -153,6 +172,7 @@ static struct ib_cq *uverbs_cq_create(struct uverbs_attr_bundle *attrs,
 	cq->device = ib_dev;
 	cq->uobject = ucq;
 	cq->comp_handler = uverbs_cq_comp_handler;
+	cq->event_handler = uverbs_cq_event_handler;
 	cq->cq_context = ucq;
 	cq->comp_vector = cmd->comp_vector;
 	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
@@ -206,10 +226,13 @@ static int uverbs_create_cq(struct uverbs_attr_bundle *attrs,
 	ucq->channel = channel;
 	INIT_LIST_HEAD(&ucq->comp.list);
 	ucq->comp.cq_handle = cmd->user_handle;
+	uverbs_obj_events_init(&ucq->events, attrs->ufile->async,
+			       cmd->user_handle);
 
 	cq = uverbs_cq_create(attrs, ucq, cmd);
 	if (IS_ERR(cq)) {
 		err = PTR_ERR(cq);
+		uverbs_obj_events_withdraw(&ucq->events);
 		uobj_abort(uobj);
 		goto put_channel;
 	}
@@ -363,8 +386,7 @@ int uverbs_cmd_req_notify_cq(struct uverbs_attr_bundle *attrs)
  * @attrs: the command
  *
  * The response counts the completion events user space read from the
- * CQ's channel; its asynchronous events are not delivered to user space
- * yet, so their count is 0.
+ * CQ's channel and the asynchronous events it read from the async fd.
  *
  * Return: 0; -ENOENT, -EINVAL or -EBUSY (also while QPs use the CQ) as
  * uobj_destroy_hold() says; -EFAULT; the provider's error.
@@ -373,6 +395,7 @@ int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uverbs_destroy_cq_resp resp = {};
 	struct ib_uverbs_destroy_cq cmd;
+	struct ib_ucq_object *ucq;
 	struct ib_uobject *uobj;
 	int err;
 
@@ -382,8 +405,9 @@ int uverbs_cmd_destroy_cq(struct uverbs_attr_bundle *attrs)
 	uobj = uobj_destroy_hold(attrs->ufile, &uverbs_type_cq, cmd.cq_handle);
 	if (IS_ERR(uobj))
 		return PTR_ERR(uobj);
-	resp.comp_events_reported =
-		container_of(uobj, struct ib_ucq_object, uobj)->comp.reported;
+	ucq = container_of(uobj, struct ib_ucq_object, uobj);
+	resp.comp_events_reported = ucq->comp.reported;
+	resp.async_events_reported = ucq->events.reported;
 	uobj_release_hold(uobj);
 	return uverbs_response(attrs, &resp, sizeof(resp));
 }

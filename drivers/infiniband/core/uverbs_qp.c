@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pairs of user processes: CREATE_QP and MODIFY_QP (legacy and
- * extended), QUERY_QP, DESTROY_QP, and POST_SEND as the doorbell of a
- * send queue user space fills itself.
+ * extended), QUERY_QP, DESTROY_QP, POST_SEND as the doorbell of a send
+ * queue user space fills itself, and ATTACH_MCAST/DETACH_MCAST.
  *
  * A user QP's uobject is a struct ib_uqp_object.  The QP is made by
  * ib_create_qp_user(), which checks the request, counts the QP in the
@@ -19,6 +19,12 @@
  * read; those it has not read are discarded.  The handler may run in any
  * context: each kind of event has its entry in the object
  * (struct uverbs_obj_events), so nothing is allocated there.
+ *
+ * The multicast groups a QP joined are listed in its uobject: joining a
+ * group twice is joining it once, leaving a group the QP is not in is
+ * -EINVAL, and DESTROY_QP of a QP still in a group is -EBUSY, as stock
+ * Linux answers; closing the file (or device removal) makes the QP leave
+ * its groups before it is destroyed.
  *
  * A handle that names nothing is -ENOENT, one that names an object of
  * another type -EINVAL, one whose object is being destroyed -EBUSY, in
@@ -38,11 +44,46 @@
  * @uobj: the uobject (first member; see uverbs_api_object.obj_size)
  * @events: the QP's asynchronous events; their reported count stays
  *	readable after the QP is destroyed, for DESTROY_QP's answer
+ * @mcast_lock: protects @mcast against concurrent ATTACH/DETACH_MCAST
+ *	(a destroy holds the QP alone and needs no lock)
+ * @mcast: struct uverbs_mcast, the groups the QP joined
  */
 struct ib_uqp_object {
 	struct ib_uobject		uobj;
 	struct uverbs_obj_events	events;
+	struct mutex			mcast_lock;	/* @mcast */
+	struct list_head		mcast;
 };
+
+/**
+ * struct uverbs_mcast - a multicast group a user QP joined
+ * @list: in the QP's @mcast
+ * @gid: the group's GID
+ * @lid: the LID user space gave with it
+ */
+struct uverbs_mcast {
+	struct list_head	list;
+	union ib_gid		gid;
+	u16			lid;
+};
+
+/* Leave every group, before close or removal destroys the QP. */
+static void uverbs_mcast_leave_all(struct ib_uqp_object *uqp,
+				   struct ib_qp *qp)
+{
+	struct uverbs_mcast *m, *next;
+	int ret;
+
+	list_for_each_entry_safe(m, next, &uqp->mcast, list) {
+		ret = ib_detach_mcast(qp, &m->gid, m->lid);
+		if (ret)
+			ibdev_dbg(qp->device,
+				  "uverbs: QP %#x cannot leave %pI6: %d\n",
+				  qp->qp_num, m->gid.raw, ret);
+		list_del(&m->list);
+		kfree(m);
+	}
+}
 
 /*
  * The provider reports an asynchronous event of the QP (core/verbs.c
@@ -82,11 +123,21 @@ static int uverbs_destroy_qp(struct ib_uobject *uobj,
 	struct ib_udata udata = {};
 	int ret;
 
+	if (!list_empty(&uqp->mcast)) {
+		if (why == RDMA_REMOVE_DESTROY) {
+			ibdev_dbg(uobj->context->device,
+				  "uverbs: DESTROY_QP of handle %u: still in a multicast group\n",
+				  uobj->id);
+			return -EBUSY;
+		}
+		uverbs_mcast_leave_all(uqp, uobj->object);
+	}
 	ret = ib_destroy_qp_user(uobj->object, &udata);
 	if (ret)
 		return ret;
 	/* No event handler runs any more: the events can be withdrawn. */
 	uverbs_obj_events_withdraw(&uqp->events);
+	mutex_destroy(&uqp->mcast_lock);
 	return 0;
 }
 
@@ -314,6 +365,8 @@ static int uverbs_create_qp(struct uverbs_attr_bundle *attrs,
 	uobj->user_handle = cmd->user_handle;
 	uverbs_obj_events_init(&uqp->events, attrs->ufile->async,
 			       cmd->user_handle);
+	mutex_init(&uqp->mcast_lock);
+	INIT_LIST_HEAD(&uqp->mcast);
 
 	qp = uverbs_qp_create(attrs, uqp, &parents, cmd, &cap);
 	if (IS_ERR(qp)) {
@@ -793,4 +846,100 @@ int uverbs_cmd_post_send(struct uverbs_attr_bundle *attrs)
 	/* As stock: the response is written whatever the provider said. */
 	err = uverbs_response(attrs, &resp, sizeof(resp));
 	return ret ?: err;
+}
+
+/* ---- ATTACH_MCAST and DETACH_MCAST -------------------------------------- */
+
+static struct uverbs_mcast *uverbs_mcast_find(struct ib_uqp_object *uqp,
+					      const union ib_gid *gid, u16 lid)
+{
+	struct uverbs_mcast *m;
+
+	list_for_each_entry(m, &uqp->mcast, list)
+		if (m->lid == lid && !memcmp(m->gid.raw, gid->raw, sizeof(*gid)))
+			return m;
+	return NULL;
+}
+
+/* @join: ATTACH_MCAST; DETACH_MCAST otherwise (the same request layout). */
+static int uverbs_mcast_cmd(struct uverbs_attr_bundle *attrs, bool join)
+{
+	const char *name = join ? "ATTACH_MCAST" : "DETACH_MCAST";
+	struct ib_uverbs_attach_mcast cmd;
+	struct ib_uqp_object *uqp;
+	struct uverbs_mcast *m;
+	struct ib_uobject *uobj;
+	union ib_gid gid;
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct ib_uverbs_attach_mcast) !=
+		     sizeof(struct ib_uverbs_detach_mcast));
+	err = uverbs_request(attrs, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.reserved) {
+		ibdev_dbg(attrs->ib_dev, "uverbs: %s with reserved %#x\n",
+			  name, cmd.reserved);
+		return -EINVAL;
+	}
+	uobj = uverbs_qp_use(attrs, &uverbs_type_qp, cmd.qp_handle, name);
+	if (IS_ERR(uobj))
+		return PTR_ERR(uobj);
+	uqp = container_of(uobj, struct ib_uqp_object, uobj);
+	memcpy(gid.raw, cmd.gid, sizeof(gid.raw));
+
+	mutex_lock(&uqp->mcast_lock);
+	m = uverbs_mcast_find(uqp, &gid, cmd.mlid);
+	if (join && !m) {
+		m = kmalloc(sizeof(*m), GFP_KERNEL);
+		err = m ? ib_attach_mcast(uobj->object, &gid, cmd.mlid) :
+			  -ENOMEM;
+		if (!err) {
+			m->gid = gid;
+			m->lid = cmd.mlid;
+			list_add_tail(&m->list, &uqp->mcast);
+		} else {
+			kfree(m);
+		}
+	} else if (!join && m) {
+		err = ib_detach_mcast(uobj->object, &gid, cmd.mlid);
+		if (!err) {
+			list_del(&m->list);
+			kfree(m);
+		}
+	} else if (!join) {
+		err = -EINVAL;
+	}
+	mutex_unlock(&uqp->mcast_lock);
+	if (err)
+		ibdev_dbg(attrs->ib_dev, "uverbs: %s of QP handle %u, %pI6: %d\n",
+			  name, cmd.qp_handle, gid.raw, err);
+	uobj_put_shared(uobj);
+	return err;
+}
+
+/**
+ * uverbs_cmd_attach_mcast() - ATTACH_MCAST: a UD QP joins a group
+ * @attrs: the command
+ *
+ * Return: 0, also for a group the QP is in already; -EINVAL for reserved
+ * bytes, a GID that is not multicast or a QP that is not UD;
+ * -ENOENT, -EINVAL or -EBUSY for the handle as uobj_get_shared() says;
+ * -ENOMEM; the provider's error.
+ */
+int uverbs_cmd_attach_mcast(struct uverbs_attr_bundle *attrs)
+{
+	return uverbs_mcast_cmd(attrs, true);
+}
+
+/**
+ * uverbs_cmd_detach_mcast() - DETACH_MCAST: a QP leaves a group
+ * @attrs: the command
+ *
+ * Return: 0; -EINVAL for reserved bytes or a group the QP is not in;
+ * the handle's errors as for ATTACH_MCAST; the provider's error.
+ */
+int uverbs_cmd_detach_mcast(struct uverbs_attr_bundle *attrs)
+{
+	return uverbs_mcast_cmd(attrs, false);
 }

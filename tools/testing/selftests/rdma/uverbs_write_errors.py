@@ -61,6 +61,8 @@ CMD_QUERY_QP = 25
 CMD_MODIFY_QP = 26
 CMD_DESTROY_QP = 27
 CMD_POST_SEND = 28
+CMD_ATTACH_MCAST = 30
+CMD_DETACH_MCAST = 31
 CMD_CREATE_SRQ = 32
 CMD_MODIFY_SRQ = 33
 CMD_QUERY_SRQ = 34
@@ -1025,6 +1027,41 @@ def post_send(fd, resp, handle, wr_count=0, out_words=1):
                                out_words, extra=b"\0" * (128 * wr_count)))
 
 
+def mcast(fd, cmd, handle, gid, mlid=0, reserved=0):
+    """ATTACH_MCAST or DETACH_MCAST (the same layout, no response)."""
+    return do_write(fd, legacy(cmd, gid + struct.pack("=IHH", handle, mlid,
+                                                      reserved), 0))
+
+
+def mcast_checks(fd, ud, rc, unicast):
+    """Groups of the UD QP `ud` (RTS); `rc` is an RC QP.  Leaves ud in
+    the IPv4 group, for close to take it out before destroying it."""
+    mc6 = bytes.fromhex("ff0e0000000000000000000000000101")
+    mc4 = bytes(10) + b"\xff\xff" + bytes((239, 1, 2, 3))
+    n = len(legacy(CMD_ATTACH_MCAST, b"\0" * 24, 0))
+    expect_ok("ATTACH_MCAST of the UD QP to ff0e::101",
+              mcast(fd, CMD_ATTACH_MCAST, ud, mc6), n)
+    expect_ok("ATTACH_MCAST to the same group again",
+              mcast(fd, CMD_ATTACH_MCAST, ud, mc6), n)
+    expect_ok("ATTACH_MCAST of the UD QP to ::ffff:239.1.2.3",
+              mcast(fd, CMD_ATTACH_MCAST, ud, mc4), n)
+    expect_errno("ATTACH_MCAST to a unicast GID is EINVAL",
+                 mcast(fd, CMD_ATTACH_MCAST, ud, unicast), errno.EINVAL)
+    expect_errno("ATTACH_MCAST of an RC QP is EINVAL",
+                 mcast(fd, CMD_ATTACH_MCAST, rc, mc6), errno.EINVAL)
+    expect_errno("ATTACH_MCAST with reserved bytes is EINVAL",
+                 mcast(fd, CMD_ATTACH_MCAST, ud, mc6, reserved=1),
+                 errno.EINVAL)
+    expect_errno("ATTACH_MCAST of a handle no QP has is ENOENT",
+                 mcast(fd, CMD_ATTACH_MCAST, 0x7777, mc6), errno.ENOENT)
+    expect_errno("DESTROY_QP of a QP in a group is EBUSY",
+                 destroy_qp(fd, Resp(4), ud), errno.EBUSY)
+    expect_ok("DETACH_MCAST from ff0e::101",
+              mcast(fd, CMD_DETACH_MCAST, ud, mc6), n)
+    expect_errno("DETACH_MCAST from a group the QP left is EINVAL",
+                 mcast(fd, CMD_DETACH_MCAST, ud, mc6), errno.EINVAL)
+
+
 def raw_qp_unprivileged(dev):
     """A raw packet QP as an unprivileged user, on a file of its own."""
     def child():
@@ -1379,6 +1416,8 @@ def qp_success(fd, ibdev):
                f["qkey"] == 0x22222222 and f["sq_sig_all"] == 0,
                "QUERY_QP: SQD, the caps, the Q_Key, sq_sig_all 0", str(f))
 
+    mcast_checks(fd, u.handle, a.handle, gid)
+
     # No event read, 0 reported.  None can be had on purpose here: the
     # project's rdma_rxe raises only LAST_WQE_REACHED, for QPs on an SRQ
     # (stock also raises SQ_DRAINED for the idle QP now in SQD; the
@@ -1399,8 +1438,9 @@ def qp_success(fd, ibdev):
            "after DESTROY_QP rdma res lists only the QP left", str(listed))
     expect_errno("DESTROY_CQ while the UD QP uses it is still EBUSY",
                  destroy_cq(fd, Resp(8), cq), errno.EBUSY)
-    # The UD QP in RTS, its CQ and PD stay: closing the file must destroy
-    # them.
+    # The UD QP in RTS and in an IPv4 multicast group, its CQ and PD
+    # stay: closing the file must take the QP out of the group and
+    # destroy them.
 def create_srq(fd, resp, pd, max_wr=10, max_sge=2, limit=0, out_words=10,
                extra=b""):
     """Legacy CREATE_SRQ; resp has room for the core and rxe's answer."""

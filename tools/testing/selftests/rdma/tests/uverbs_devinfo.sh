@@ -18,7 +18,8 @@
 #      port events from a netdev down/up); a process killed with
 #      SIGKILL while it holds objects leaves none, and neither do
 #      ib_send_bw's two ends on rxe0's own GID killed in the middle of
-#      a 64 KiB RC stream (rxe0 then sends nothing more); pyverbs opens
+#      a 64 KiB RC stream (rxe0 then sends nothing more); a CQ overrun
+#      reaches the async fd as IBV_EVENT_CQ_ERR; pyverbs opens
 #      rxe0, queries device and port, allocates and frees a PD; closing
 #      the file destroys what it left (rdma resource counts back to 0);
 #      rdma link delete and rmmod rdma_rxe do not wait for a process
@@ -401,6 +402,62 @@ check_sigkill_traffic() {
 	fi
 }
 
+# check_cq_overrun: a UD QP whose send CQ holds one completion sends four
+# signalled datagrams to itself: rxe raises IB_EVENT_CQ_ERR, which comes
+# out of the async fd with the CQ, and ibv_destroy_cq returns (it waits
+# until DESTROY_CQ's count of async events matches the acknowledged ones).
+check_cq_overrun() {
+	local out
+
+	out=$(timeout 60 "$PY" -c '
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.mr import MR
+from pyverbs.cq import CQ
+from pyverbs.qp import QP, QPInitAttr, QPCap, QPAttr
+from pyverbs.addr import AH, AHAttr, GlobalRoute
+from pyverbs.wr import SGE, SendWR
+import pyverbs.enums as e
+ctx = Context(name="rxe0")
+pd = PD(ctx)
+scq = CQ(ctx, 1)
+rcq = CQ(ctx, 8)
+qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=scq, rcq=rcq,
+                       cap=QPCap(max_send_wr=8, max_recv_wr=8)))
+attr = QPAttr()
+attr.qkey = 0x1234
+qp.to_rts(attr)
+mr = MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+gr = GlobalRoute(dgid=ctx.query_gid(1, 1), sgid_index=1)
+ah = AH(pd, attr=AHAttr(gr=gr, is_global=1, port_num=1))
+for _ in range(4):
+    wr = SendWR(num_sge=1, sg=[SGE(mr.buf, 8, mr.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_ud(ah, qp.qp_num, 0x1234)
+    qp.post_send(wr)
+events = []
+while e.IBV_EVENT_CQ_ERR not in events:
+    ev = ctx.get_async_event()
+    events.append(ev.event_type)
+    ev.ack()
+print("events", *events, flush=True)
+qp.close()
+scq.close()
+print("destroyed", flush=True)' 2>&1)
+	ktap_diag "$(tr '\n' ' ' <<<"$out")"
+	# IBV_EVENT_CQ_ERR is 0: the last event read.
+	if grep -qE '^events( [0-9]+)* 0$' <<<"$out"; then
+		ktap_ok "a CQ overrun comes out of the async fd as IBV_EVENT_CQ_ERR"
+	else
+		ktap_fail "a CQ overrun comes out of the async fd as IBV_EVENT_CQ_ERR" "$out"
+	fi
+	if grep -qx destroyed <<<"$out"; then
+		ktap_ok "ibv_destroy_cq after the acknowledged CQ_ERR returns"
+	else
+		ktap_fail "ibv_destroy_cq after the acknowledged CQ_ERR returns" "$out"
+	fi
+}
+
 # has_line FILE NAME LINE: a subtest, passed when FILE has the line LINE.
 has_line() {
 	if grep -qxF "$3" "$1"; then
@@ -561,6 +618,7 @@ guest_a() {
 
 	check_sigkill
 	check_sigkill_traffic
+	check_cq_overrun
 	check_disassociate
 
 	# The netdev was down and up, rxe0 is new: wait for the port.
