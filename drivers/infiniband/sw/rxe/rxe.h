@@ -209,6 +209,13 @@ static inline void rxe_count_add(struct rxe_dev *rxe, enum rxe_counter c,
 	atomic64_add(n, &rxe->stats[c]);
 }
 
+/*
+ * Queues and page lists whose size the consumer chose (up to the device's
+ * limits): failing to allocate one is the consumer's -ENOMEM, not
+ * something to warn about in the kernel log.
+ */
+#define RXE_GFP_SIZED	(GFP_KERNEL | __GFP_NOWARN)
+
 /* ---- PD and AH ------------------------------------------------------------ */
 
 /**

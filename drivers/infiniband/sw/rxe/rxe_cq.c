@@ -184,7 +184,8 @@ int rxe_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (attrs) {
 		ret = rxe_cq_user_ring(cq, attrs);
 	} else {
-		cq->queue = kvcalloc(cq->size, sizeof(*cq->queue), GFP_KERNEL);
+		cq->queue = kvcalloc(cq->size, sizeof(*cq->queue),
+				     RXE_GFP_SIZED);
 		if (!cq->queue)
 			ret = -ENOMEM;
 	}
@@ -288,7 +289,7 @@ static int rxe_cq_kernel_resize(struct rxe_cq *cq, u32 size)
 	unsigned long flags;
 	u32 n, i;
 
-	q = kvcalloc(size, sizeof(*q), GFP_KERNEL);
+	q = kvcalloc(size, sizeof(*q), RXE_GFP_SIZED);
 	if (!q)
 		return -ENOMEM;
 	spin_lock_irqsave(&cq->lock, flags);

@@ -208,7 +208,8 @@ struct ib_mr *rxe_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		ib_umem_release(umem);
 		return ERR_CAST(mr);
 	}
-	mr->pages = kvcalloc(ib_umem_num_pages(umem), sizeof(u64), GFP_KERNEL);
+	mr->pages = kvcalloc(ib_umem_num_pages(umem), sizeof(u64),
+			     RXE_GFP_SIZED);
 	if (!mr->pages) {
 		rxe_mr_unnew(mr);
 		ib_umem_release(umem);

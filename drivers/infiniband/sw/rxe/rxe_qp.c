@@ -389,9 +389,9 @@ int rxe_rq_init(struct rxe_rq *rq, u32 max_wr, u32 max_sge)
 	u32 i;
 
 	rxe_rq_geometry(rq, max_wr, max_sge);
-	rq->wqe = kvcalloc(rq->size, sizeof(*rq->wqe), GFP_KERNEL);
+	rq->wqe = kvcalloc(rq->size, sizeof(*rq->wqe), RXE_GFP_SIZED);
 	rq->sge = kvcalloc(rq->size * rq->max_sge, sizeof(*rq->sge),
-			   GFP_KERNEL);
+			   RXE_GFP_SIZED);
 	if (!rq->wqe || !rq->sge) {
 		rxe_rq_free(rq);
 		return -ENOMEM;
@@ -466,9 +466,9 @@ static int rxe_sq_init(struct rxe_sq *sq, u32 max_wr, u32 max_sge)
 	sq->size = roundup_pow_of_two(max(max_wr, 1U));
 	sq->max_wr = sq->size;
 	sq->max_sge = max(max_sge, 1U);
-	sq->wqe = kvcalloc(sq->size, sizeof(*sq->wqe), GFP_KERNEL);
+	sq->wqe = kvcalloc(sq->size, sizeof(*sq->wqe), RXE_GFP_SIZED);
 	sq->sge = kvcalloc(sq->size * sq->max_sge, sizeof(*sq->sge),
-			   GFP_KERNEL);
+			   RXE_GFP_SIZED);
 	if (!sq->wqe || !sq->sge) {
 		kvfree(sq->wqe);
 		kvfree(sq->sge);
