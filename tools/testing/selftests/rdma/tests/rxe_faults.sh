@@ -18,7 +18,8 @@
 # no RDMA module), every module unloads and the kernel log is clean.  The
 # counts of injected failures and of the error paths they took (the
 # dynamic-debug lines of ib_core and rdma_rxe) are printed as diagnostics.
-# Phase 1 injects at LINK_FAULT_PERCENT, so that adds both work and fail.
+# Phase 1 injects at LINK_FAULT_PERCENT, so that adds both work and fail;
+# after every 10 rounds in which no add worked it injects half as often.
 #
 # vms: 1
 # stack-a: project
@@ -56,15 +57,16 @@ if hi - lo > 64 << 20:
 print("%#x %#x" % (lo, hi))'
 }
 
-# faults_on PERCENT: arm both attributes (they stay idle for every process
-# that is not marked).
+# faults_on PERCENT [INTERVAL]: arm both attributes (they stay idle for
+# every process that is not marked); with INTERVAL, only every INTERVAL-th
+# allocation that passes the filters may fail.
 faults_on() {
 	local a range
 
 	range=$(our_text_range) || return 1
 	for a in failslab fail_page_alloc; do
 		echo "$1" >"$FI/$a/probability" &&
-			echo 1 >"$FI/$a/interval" &&
+			echo "${2:-1}" >"$FI/$a/interval" &&
 			echo "$TIMES" >"$FI/$a/times" &&
 			echo 0 >"$FI/$a/space" &&
 			echo 0 >"$FI/$a/verbose" &&
@@ -99,9 +101,15 @@ rxe_exists() {
 
 # Phase 1: link add/delete under faults.
 link_rounds() {
-	local i added=0 refused=0 del_refused=0 bad=''
+	local i added=0 refused=0 del_refused=0 interval=1 bad=''
 
 	for i in $(seq "$ROUNDS"); do
+		# An add makes more allocations as the stack grows: if none
+		# got through in 10 rounds, inject half as often.
+		if [ "$i" -gt 1 ] && [ $(((i - 1) % 10)) = 0 ] && [ "$added" = 0 ]; then
+			interval=$((interval * 2))
+			faults_on "$LINK_FAULT_PERCENT" "$interval"
+		fi
 		if faulty rdma link add rxe0 type rxe netdev "$NETDEV" 2>/dev/null; then
 			added=$((added + 1))
 			rxe_exists || bad+=" round $i: add returned 0 but there is no rxe0;"
@@ -121,7 +129,7 @@ link_rounds() {
 			rdma link delete rxe0 2>/dev/null
 		fi
 	done
-	ktap_diag "link add: $added worked, $refused refused; link delete refused $del_refused times"
+	ktap_diag "link add: $added worked, $refused refused (last interval $interval); link delete refused $del_refused times"
 	[ "$added" -gt 0 ] && [ "$refused" -gt 0 ] ||
 		bad+=" add worked $added times and was refused $refused times: both paths must run;"
 	if [ -z "$bad" ]; then
