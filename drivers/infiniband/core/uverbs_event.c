@@ -234,15 +234,15 @@ u32 uverbs_obj_events_withdraw(struct uverbs_obj_events *oe)
 /* EPOLLIN: an event is queued; EPOLLERR: none, and the device is gone. */
 static __poll_t uverbs_async_ready(struct uverbs_async_file *async)
 {
-	__poll_t mask = 0;
+	bool queued, dead;
 
 	spin_lock_irq(&async->lock);
-	if (!list_empty(&async->events))
-		mask = EPOLLIN | EPOLLRDNORM;
-	else if (async->dead)
-		mask = EPOLLERR;
+	queued = !list_empty(&async->events);
+	dead = async->dead;
 	spin_unlock_irq(&async->lock);
-	return mask;
+	if (queued)
+		return EPOLLIN | EPOLLRDNORM;
+	return dead ? EPOLLERR : 0;
 }
 
 /*
@@ -489,15 +489,15 @@ void uverbs_comp_file_kill(struct uverbs_comp_file *comp)
 /* EPOLLIN: an event is queued; EPOLLERR: none, and the channel is dead. */
 static __poll_t uverbs_comp_ready(struct uverbs_comp_file *comp)
 {
-	__poll_t mask = 0;
+	bool queued, dead;
 
 	spin_lock_irq(&comp->lock);
-	if (!list_empty(&comp->pending))
-		mask = EPOLLIN | EPOLLRDNORM;
-	else if (comp->dead)
-		mask = EPOLLERR;
+	queued = !list_empty(&comp->pending);
+	dead = comp->dead;
 	spin_unlock_irq(&comp->lock);
-	return mask;
+	if (queued)
+		return EPOLLIN | EPOLLRDNORM;
+	return dead ? EPOLLERR : 0;
 }
 
 /*

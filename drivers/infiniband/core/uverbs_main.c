@@ -402,6 +402,25 @@ err_put:
 }
 
 /*
+ * Removal's next file: off the device's list, with a reference; NULL
+ * once every file has been taken.
+ */
+static struct ib_uverbs_file *uverbs_take_file(struct ib_uverbs_device *udev)
+{
+	struct ib_uverbs_file *ufile;
+
+	mutex_lock(&udev->lists_mutex);
+	ufile = list_first_entry_or_null(&udev->files, struct ib_uverbs_file,
+					 list);
+	if (ufile) {
+		list_del_init(&ufile->list);
+		kref_get(&ufile->ref);
+	}
+	mutex_unlock(&udev->lists_mutex);
+	return ufile;
+}
+
+/*
  * The device is going: disassociate its files (see uverbs.h).  Returns
  * without waiting for user space; the files, their event files and their
  * mappings live on, without the device, until user space lets go.
@@ -416,17 +435,10 @@ static void uverbs_client_remove(struct ib_device *ib_dev, void *client_data)
 	rcu_assign_pointer(udev->ib_dev, NULL);
 	synchronize_srcu(&udev->disassociate_srcu);
 
-	mutex_lock(&udev->lists_mutex);
-	while ((ufile = list_first_entry_or_null(&udev->files,
-						 struct ib_uverbs_file, list))) {
-		list_del_init(&ufile->list);
-		kref_get(&ufile->ref);
-		mutex_unlock(&udev->lists_mutex);
+	while ((ufile = uverbs_take_file(udev))) {
 		uverbs_ufile_teardown(ufile, RDMA_REMOVE_DRIVER_REMOVE);
 		kref_put(&ufile->ref, uverbs_ufile_release);
-		mutex_lock(&udev->lists_mutex);
 	}
-	mutex_unlock(&udev->lists_mutex);
 	put_device(&udev->dev);
 }
 
