@@ -146,11 +146,13 @@ check_run() {
 		if (NF == 5) {
 			# #bytes #iterations BW-peak BW-average[MiB/s] MsgRate[Mpps]
 			least = size * iters / wall / 1048576
-			if (!($4 > 0 && $5 > 0)) {
-				print "BW average " $4 " MB/s, " $5 " Mpps: not above 0"
+			# perftest prints 2 decimals: 8-byte atomics at a few
+			# hundred per second (the debug kernel) show 0.00 MB/s.
+			if (!($5 > 0)) {
+				print "BW average " $4 " MB/s, " $5 " Mpps: no messages"
 				exit 1
 			}
-			if ($4 < least) {
+			if ($4 + 0.005 < least) {
 				print "BW average " $4 " MB/s, below " size * iters " bytes in " secs " s"
 				exit 1
 			}
