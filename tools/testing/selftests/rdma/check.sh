@@ -166,6 +166,10 @@ debug | plain)
 		export RDMA_GUEST_APPEND="acpi=noirq no5lvl${RDMA_GUEST_APPEND:+ $RDMA_GUEST_APPEND}"
 		export RDMA_GUEST_DEBUG=${RDMA_GUEST_DEBUG-}
 		export RDMA_ONE_BOOT=${RDMA_ONE_BOOT:-1}
+		# Two tests at a time: the one-boot guest on one core and the
+		# two-guest tests on the other, whose stock guest on Debian's
+		# kernel needs little of it (run_tests.sh, RDMA_JOBS).
+		[ "${RDMA_STOCK_KERNEL:-debian}" = debian ] && export RDMA_JOBS=${RDMA_JOBS:-2}
 	fi
 	logs=$top/build/$kernel/check
 	mkdir -p "$logs"

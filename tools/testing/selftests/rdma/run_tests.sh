@@ -25,6 +25,11 @@
 # the run (the Makefile's TEST_PROGS) do not get a guest each: kselftest
 # runs them all in its one guest, through kselftest's runner, and reports
 # each.  That saves a boot per test, which on a debug kernel costs minutes.
+# RDMA_JOBS=N: up to N tests at a time (default 1), the longest (by
+# timeout) first; a test's report is printed whole once it and those
+# before it have ended.  For runs whose guests leave host cores idle: a
+# debug run's project guest keeps one core busy while its stock peer on
+# Debian's kernel mostly waits, so the one-boot guest can use the other.
 
 set -u
 # shellcheck source=harness/common.sh
@@ -224,9 +229,98 @@ run_one() {
 	return 0
 }
 
+# elapsed T0: seconds since T0 (date +%s.%N), one decimal.
+elapsed() {
+	echo "$(date +%s.%N) $1" | awk '{printf "%.1f", $1 - $2}'
+}
+
+# verdict N NAME RC SECONDS REASON: the lines that close test N's report.
+verdict() {
+	local n=$1 name=$2 rc=$3 dt=$4 reason=$5
+
+	if [ "$rc" -eq 0 ]; then
+		echo "# $name: ${dt} s"
+		echo "ok $n $name"
+		return 0
+	fi
+	if [ -d "$BUILD/results/$name" ]; then
+		echo "# $name: ${dt} s, output in $BUILD/results/$name"
+	else
+		echo "# $name: ${dt} s"
+	fi
+	echo "not ok $n $name # ${reason:-failed}"
+	return 1
+}
+
+# estimate NAME: how long test NAME may take, for the order in which
+# parallel jobs start: its timeout (kselftest's, with the single-host
+# tests of one boot, ONE_BOOT_TIMEOUT).
+estimate() {
+	if [ "$1" = kselftest ] && [ -n "${ONE_BOOT_TIMEOUT:-}" ]; then
+		echo "$ONE_BOOT_TIMEOUT"
+	else
+		header "$TESTS_DIR/$1.sh" timeout 120
+	fi
+}
+
+# run_parallel JOBS NAME...: runs the tests, up to JOBS at a time, the
+# longest (by estimate) first; prints each test's report whole, in the
+# order given, as soon as it and those before it have ended.  Sets pass
+# and fail.
+run_parallel() {
+	local jobs=$1 dir=$BUILD/jobs i next=0 shown=0 running=0 rc dt reason
+	local -a order launched
+
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# Stopping the run stops its jobs, and they their guests.
+	# shellcheck disable=SC2046 # one pid per word
+	trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
+	local -a names=("$@")
+	mapfile -t order < <(for i in "${!names[@]}"; do
+		echo "$(estimate "${names[i]}") $i"
+	done | sort -s -k1,1nr | cut -d' ' -f2)
+	while [ "$shown" -lt $# ]; do
+		while [ "$running" -lt "$jobs" ] && [ "$next" -lt $# ]; do
+			i=${order[next]}
+			next=$((next + 1))
+			running=$((running + 1))
+			launched+=("$i")
+			# A job's own EXIT trap stops its guests (a subshell does
+			# not run its parent's).
+			(
+				trap _rdma_kill_guests EXIT
+				trap '_rdma_kill_guests; exit 130' INT TERM
+				t0=$(date +%s.%N)
+				rc=0
+				run_one "${names[i]}" >"$dir/$i.out" 2>&1 || rc=1
+				printf '%s %s %s\n' "$rc" "$(elapsed "$t0")" "${REASON//$'\n'/; }" >"$dir/$i.tmp"
+				mv "$dir/$i.tmp" "$dir/$i.rc"
+			) &
+		done
+		while [ "$shown" -lt $# ] && [ -e "$dir/$shown.rc" ]; do
+			cat "$dir/$shown.out"
+			read -r rc dt reason <"$dir/$shown.rc"
+			if verdict $((shown + 1)) "${names[shown]}" "$rc" "$dt" "$reason"; then
+				pass=$((pass + 1))
+			else
+				fail=$((fail + 1))
+			fi
+			shown=$((shown + 1))
+		done
+		running=0
+		for i in "${launched[@]}"; do
+			[ -e "$dir/$i.rc" ] || running=$((running + 1))
+		done
+		[ "$shown" -lt $# ] && sleep 1
+	done
+	wait
+}
+
 main() {
 	local -a names
-	local name n=0 pass=0 fail=0 t0 dt
+	local name n=0 pass=0 fail=0 t0 jobs=${RDMA_JOBS:-1}
 
 	if [ "${1:-}" = --list ]; then
 		shift
@@ -239,7 +333,11 @@ main() {
 		done
 		return 0
 	fi
-	case "${1:-}" in -h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;; esac
+	case "${1:-}" in -h | --help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; return 0 ;; esac
+	case "$jobs" in
+	[1-9] | [1-9][0-9]) ;;
+	*) echo "RDMA_JOBS must be a number of tests from 1 to 99, not '$jobs'" >&2; return 2 ;;
+	esac
 	mkdir -p "$BUILD"
 	rm -f "$BUILD/not-run.txt"
 	if [ $# -gt 0 ]; then
@@ -256,25 +354,22 @@ main() {
 	echo "# kernel $KVER, stage $STAGE, results $BUILD/results"
 	[ "$STOCK_KVER" = "$KVER" ] && [ "$STOCK_KROOT" = "$KROOT" ] ||
 		echo "# stock guests: kernel $STOCK_KVER ($STOCK_KROOT/), stage $STAGE_STOCK"
-	for name in "${names[@]}"; do
-		n=$((n + 1))
-		t0=$(date +%s.%N)
-		if run_one "$name"; then
-			dt=$(echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}')
-			echo "# $name: ${dt} s"
-			echo "ok $n $name"
-			pass=$((pass + 1))
-		else
-			dt=$(echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}')
-			if [ -d "$BUILD/results/$name" ]; then
-				echo "# $name: ${dt} s, output in $BUILD/results/$name"
+	if [ "$jobs" -gt 1 ] && [ ${#names[@]} -gt 1 ]; then
+		echo "# up to $jobs tests at a time (RDMA_JOBS), each reported when it ends"
+		run_parallel "$jobs" "${names[@]}"
+	else
+		for name in "${names[@]}"; do
+			n=$((n + 1))
+			t0=$(date +%s.%N)
+			if run_one "$name"; then
+				verdict "$n" "$name" 0 "$(elapsed "$t0")" ""
+				pass=$((pass + 1))
 			else
-				echo "# $name: ${dt} s"
+				verdict "$n" "$name" 1 "$(elapsed "$t0")" "$REASON"
+				fail=$((fail + 1))
 			fi
-			echo "not ok $n $name # ${REASON:-failed}"
-			fail=$((fail + 1))
-		fi
-	done
+		done
+	fi
 	echo "$pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }

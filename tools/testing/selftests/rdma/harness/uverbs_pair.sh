@@ -26,7 +26,8 @@
 #                         rdma link delete rxe0, modules unload
 #   find_gids, rxe0_port_active, user_objects, listening PORT,
 #   hear_peer PORT SECS, hear_peer_bg PORT SECS, tell_peer PORT SECS,
-#   wait_run PID HP       the parts, for a test that needs one alone
+#   wait_run PID HP, pair_either PORT BIT
+#                         the parts, for a test that needs one alone
 
 # Seconds one program may run (a test may change it per run); seconds a
 # server may take to listen; seconds a program may go on once its peer's
@@ -45,6 +46,11 @@ PAIR_LOST=
 # A command the server side of the next pair_run runs once its program
 # listens, before the client is told to start (empty: none).
 PAIR_ON_LISTEN=
+# An extended regular expression (empty: none): when the program of the
+# next pair_run prints a line it matches on either guest, that run is not
+# reported and PAIR_RETRY is set, for the caller to try it once more.
+PAIR_RETRY_IF=
+PAIR_RETRY=
 PORT1=/sys/class/infiniband/rxe0/ports/1
 # The GID index of each kind (v4, v6), once found.
 declare -A GIDX
@@ -187,6 +193,38 @@ wait_run() {
 	wait "$pid"
 }
 
+# pair_either PORT SERVER BIT: swaps BIT (0 or 1) with the peer, whose
+# pair_either runs with the same PORT and SERVER (a or b: that guest
+# listens on PORT, the other on PORT + 1); true when either bit is 1, false
+# when both are 0 or the swap failed (PAIR_LOST then says so).
+pair_either() {
+	local lport=$1 port=$(($1 + 1)) bit=$3 file theirs fd lp end
+
+	[ "$RDMA_ROLE" = "$2" ] || { lport=$port; port=$1; }
+	file=$(mktemp)
+	timeout "$(scaled 60)" busybox nc -l -p "$lport" </dev/null >"$file" 2>/dev/null &
+	lp=$!
+	end=$((SECONDS + $(scaled 60)))
+	while ! { exec {fd}<>"/dev/tcp/$PEER_IP/$port"; } 2>/dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			fd=
+			break
+		fi
+		sleep 0.1
+	done
+	if [ -n "$fd" ]; then
+		echo "$bit" >&"$fd"
+		exec {fd}>&-
+	fi
+	wait "$lp"
+	theirs=$(head -c 2 "$file")
+	rm -f "$file"
+	case "$theirs" in
+	[01]) [ "$bit" = 1 ] || [ "$theirs" = 1 ] ;;
+	*) PAIR_LOST="no answer from the peer after a run"; return 1 ;;
+	esac
+}
+
 # pair_run N SERVER PORT NAME DESC CHECK [ARG...] -- CMD...
 # This guest's side of run N, one KTAP result: guest SERVER (a or b) runs
 # CMD, a server listening on TCP PORT, the other guest runs CMD $PEER_IP,
@@ -197,12 +235,14 @@ wait_run() {
 # fails (SECS: the program's run time).  CHECK prints what the result says:
 # a summary of the run when it returns 0, why it failed when not.  A
 # failed result also quotes the program's first error lines (else its
-# last lines).
+# last lines).  With PAIR_RETRY_IF set, the guests first tell each other
+# whether their program printed a line it matches; if either did, there is
+# no result and PAIR_RETRY is set.
 pair_run() {
 	local n=$1 srv=$2 port=$3 name=$4 desc=$5 check=$6
 	local sp=$((PAIR_SYNC_PORT + 3 * n)) side=client
 	local -a cargs=() cmd
-	local log pid hp go rc t0 secs why fd tail ok=
+	local log pid hp go rc t0 secs why fd tail mine ok=
 
 	shift 6
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
@@ -270,6 +310,21 @@ pair_run() {
 	fi
 	kill "$hp" 2>/dev/null
 	wait "$hp" 2>/dev/null
+	PAIR_RETRY=
+	if [ -n "$PAIR_RETRY_IF" ]; then
+		mine=$(grep -m 1 -E "$PAIR_RETRY_IF" "$log")
+		if pair_either "$sp" "$srv" $((${#mine} > 0)); then
+			[ -n "$mine" ] || mine="so did the program on $PEER_IP"
+			ktap_diag "$desc: to be run again ($secs s, exit $rc): $mine"
+			# shellcheck disable=SC2034 # for the caller
+			PAIR_RETRY=1
+			return
+		fi
+		if [ -n "$PAIR_LOST" ]; then
+			ktap_fail "$desc" "$PAIR_LOST"
+			return
+		fi
+	fi
 	if [ -n "$PAIR_STOPPED" ]; then
 		why="stopped $(scaled "$PAIR_PEER_GRACE") s after the peer's program ended"
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
