@@ -504,12 +504,26 @@ static void rxe_rnr_timer_fn(struct timer_list *t)
 	rxe_qp_timer(t, true);
 }
 
+/*
+ * Reserve the QP's number in qp_xa, still without the QP in it.  The GSI
+ * QP is QP 1 of the device's one port, so there can be only one: a second
+ * gets -EBUSY.  Any other QP gets the next free number from RXE_MIN_QPN.
+ */
 static int rxe_alloc_qpn(struct rxe_dev *rxe, struct rxe_qp *qp)
 {
 	struct xa_limit lim = XA_LIMIT(RXE_MIN_QPN, RXE_MIN_QPN + RXE_MAX_QP - 1);
 	u32 qpn;
 	int ret;
 
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		ret = xa_insert_irq(&rxe->qp_xa, 1, NULL, GFP_KERNEL);
+		if (ret) {
+			ibdev_dbg(&rxe->ib_dev, "create_qp: the GSI QP exists: %d\n", ret);
+			return ret;
+		}
+		qp->ibqp.qp_num = 1;
+		return 0;
+	}
 	ret = xa_alloc_cyclic_irq(&rxe->qp_xa, &qpn, NULL, lim,
 				  &rxe->next_qpn, GFP_KERNEL);
 	if (ret < 0)
@@ -555,7 +569,16 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	case IB_QPT_UD:
 		qp->type_mask = RXE_MASK_UD;
 		break;
+	case IB_QPT_GSI:
+		/* The MAD layer's, in the kernel; the core checked the port. */
+		if (udata)
+			return -EOPNOTSUPP;
+		qp->type_mask = RXE_MASK_UD;
+		break;
 	default:
+		/* No QP0 (subnet management) on Ethernet, no raw or XRC QPs. */
+		ibdev_dbg(ibqp->device, "create_qp: QP type %d not supported\n",
+			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags)

@@ -232,8 +232,13 @@ static int rxe_fill_wqe(struct rxe_qp *qp, const struct ib_send_wr *wr,
 			}
 			rxe_ah_get_av(to_rah(ud->ah), &wqe->av);
 			wqe->remote_qpn = ud->remote_qpn & RXE_QPN_MASK;
-			wqe->remote_qkey = (ud->remote_qkey & RXE_QKEY_CONTROLLED) ?
-					   qp->attr.qkey : ud->remote_qkey;
+			/* The GSI QP sends the GSI Q_Key whatever it asks for. */
+			if (rxe_qpn(qp) == 1)
+				wqe->remote_qkey = RXE_GSI_QKEY;
+			else if (ud->remote_qkey & RXE_QKEY_CONTROLLED)
+				wqe->remote_qkey = qp->attr.qkey;
+			else
+				wqe->remote_qkey = ud->remote_qkey;
 		}
 		break;
 	case IB_WR_RDMA_WRITE:

@@ -211,6 +211,8 @@ int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
 		.event_handler = lt_qp_event,
 		.qp_context = e,
 		.qp_type = type,
+		/* a GSI QP is the QP 1 of a port, named at creation */
+		.port_num = type == IB_QPT_GSI ? 1 : 0,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.srq = srq,
 		.cap = {
@@ -492,10 +494,10 @@ int lt_post_send(struct ib_qp *qp, const struct lt_wr *w,
 	switch (w->op) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
-		if (qp->qp_type == IB_QPT_UD) {
+		if (qp->qp_type == IB_QPT_UD || qp->qp_type == IB_QPT_GSI) {
 			u.ud.ah = w->ah;
 			u.ud.remote_qpn = w->rqpn;
-			u.ud.remote_qkey = LT_QKEY;
+			u.ud.remote_qkey = w->qkey ?: LT_QKEY;
 		}
 		break;
 	case IB_WR_RDMA_WRITE:
@@ -1810,6 +1812,8 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "rc_atomic_write", rc_atomic_write },
 	{ "rc_sqd_drains", rc_sqd_drains },
 	{ "rc_comm_est", rc_comm_est },
+	{ "gsi_qp_one", gsi_qp_one },
+	{ "gsi_loopback", gsi_loopback },
 };
 
 static void lt_fini(void)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two source files of the rdma_rxe_loop_test module share: the
+ * What the source files of the rdma_rxe_loop_test module share: the
  * device and PD under test, QPs with their CQs and buffers, work request
  * helpers and the fast-registered MR of the RC cases.  rdma_rxe_loop.c
  * holds these, the traffic cases and the module's set-up;
  * rdma_rxe_guard.c the cases where the device must refuse something;
- * rdma_rxe_limits.c those of the limits query_device() reports.
+ * rdma_rxe_limits.c those of the limits query_device() reports;
+ * rdma_rxe_qp_events.c those of QP operations and events; rdma_rxe_gsi.c
+ * those of the GSI QP (QP 1).
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -68,6 +70,7 @@ struct lt_end {
  * @imm: immediate data of the _WITH_IMM opcodes
  * @ah: UD destination
  * @rqpn: UD destination QP
+ * @qkey: UD Q_Key to send with; 0 for LT_QKEY
  * @raddr: RDMA and atomic target address
  * @rkey: its key
  * @compare_add: atomic operand
@@ -82,6 +85,7 @@ struct lt_wr {
 	__be32			imm;
 	struct ib_ah		*ah;
 	u32			rqpn;
+	u32			qkey;
 	u64			raddr;
 	u32			rkey;
 	u64			compare_add;
@@ -212,5 +216,9 @@ void limit_mr_page_sizes(struct rdma_ktap_ctx *ctx);
 void rc_atomic_write(struct rdma_ktap_ctx *ctx);
 void rc_sqd_drains(struct rdma_ktap_ctx *ctx);
 void rc_comm_est(struct rdma_ktap_ctx *ctx);
+
+/* The cases of rdma_rxe_gsi.c */
+void gsi_qp_one(struct rdma_ktap_ctx *ctx);
+void gsi_loopback(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */

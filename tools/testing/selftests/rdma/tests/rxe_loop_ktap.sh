@@ -16,7 +16,10 @@
 # scatter entries, READs outstanding, responder resources, multicast
 # groups and their QPs, MR page sizes; each reached, one past refused)
 # and QP operations and events (rdma_rxe_qp_events.c: ATOMIC_WRITE, the SQ
-# drained in SQD and IB_EVENT_SQ_DRAINED, IB_EVENT_COMM_EST in RTR).
+# drained in SQD and IB_EVENT_SQ_DRAINED, IB_EVENT_COMM_EST in RTR) and
+# the GSI QP (rdma_rxe_gsi.c: QP 1, one at a time, no QP 0; it sends the
+# GSI Q_Key whatever it is asked and takes no other; a UD QP asking for
+# that key sends its own, one that owns it reaches QP 1).
 # The port counters must have moved by at least the traffic the module
 # reports (drop_path by the packets it forged); then rxe0 must hold no
 # object (check_rxe_no_objects) and every module must unload.
