@@ -24,7 +24,8 @@
 #          rdma_res_counts DEV KIND..., check_rxe_no_objects [DEV],
 #          rxe_released_clean MARK DEV
 # Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
-#          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED)
+#          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED),
+#          roce_count_is PCAP WANT DESC FILTER
 
 KTAP_PASS=0
 KTAP_FAIL=0
@@ -671,6 +672,19 @@ roce_tshark() {
 		off+=(--disable-heuristic "$h")
 	done
 	tshark -n "${off[@]}" -r "$pcap" "$@"
+}
+
+# roce_count_is PCAP WANT DESC FILTER: one result, ok when exactly WANT
+# packets of PCAP match the display FILTER ("DESC ($n)").
+roce_count_is() {
+	local n
+
+	n=$(roce_tshark "$1" -Y "$4" 2>/dev/null | wc -l)
+	if [ "$n" -eq "$2" ]; then
+		ktap_ok "$3 ($n)"
+	else
+		ktap_fail "$3" "$n packets, want $2"
+	fi
 }
 
 # ROCE_FLAGGED: a display filter for the packets tshark reports malformed,

@@ -12,28 +12,6 @@
 #define GSI_QKEY	0x80010000
 #define GSI_MAD		256
 
-static int gsi_ready(struct lt_end *e)
-{
-	struct ib_qp_attr qa = {
-		.qp_state = IB_QPS_INIT,
-		.qkey = GSI_QKEY,
-	};
-	int ret;
-
-	/* The management QP types take no port: theirs is fixed at creation. */
-	ret = ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_QKEY);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(e->qp, &qa, IB_QP_STATE);
-	if (ret)
-		return ret;
-	qa.qp_state = IB_QPS_RTS;
-	qa.sq_psn = 0;
-	return ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
-}
-
 static u32 gsi_qkey_violations(struct rdma_ktap_ctx *ctx)
 {
 	struct ib_port_attr pa;
@@ -168,13 +146,13 @@ static bool gsi_send(struct rdma_ktap_ctx *ctx, struct lt_end *from,
 	       RDMA_KT_EQ(ctx, to->rx[LT_GRH + GSI_MAD], 0xa5);
 }
 
-/* @e back to RTS after gsi_send() flushed it. */
-static bool gsi_again(struct rdma_ktap_ctx *ctx, struct lt_end *e, bool gsi)
+/* @e back to RTS with Q_Key @qkey after gsi_send() flushed it. */
+static bool gsi_again(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 qkey)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
 
 	return RDMA_KT_EQ(ctx, ib_modify_qp(e->qp, &qa, IB_QP_STATE), 0) &&
-	       RDMA_KT_EQ(ctx, gsi ? gsi_ready(e) : lt_ud_ready(e), 0);
+	       RDMA_KT_EQ(ctx, lt_ud_ready_qkey(e, qkey), 0);
 }
 
 void gsi_loopback(struct rdma_ktap_ctx *ctx)
@@ -190,7 +168,7 @@ void gsi_loopback(struct rdma_ktap_ctx *ctx)
 	memset(&u, 0, sizeof(u));
 	if (!RDMA_KT_EQ(ctx, lt_end_create(&g, IB_QPT_GSI, NULL), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_qpn(&g), 1) ||
-	    !RDMA_KT_EQ(ctx, gsi_ready(&g), 0) ||
+	    !RDMA_KT_EQ(ctx, lt_ud_ready_qkey(&g, GSI_QKEY), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_end_create(&u, IB_QPT_UD, NULL), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_ud_ready(&u), 0) ||
 	    !lt_own_attr(ctx, &attr, false))
@@ -210,17 +188,17 @@ void gsi_loopback(struct rdma_ktap_ctx *ctx)
 	/* Whatever key the GSI QP asks for, it sends the GSI Q_Key. */
 	if (!gsi_send(ctx, &g, &u, ah, lt_qpn(&u), LT_QKEY, false, 2,
 		      "GSI to UD with the UD QP's key", &wc) ||
-	    !gsi_again(ctx, &u, false))
+	    !gsi_again(ctx, &u, LT_QKEY))
 		goto out;
 	/* QP 1 takes no other key ... */
 	if (!gsi_send(ctx, &u, &g, ah, 1, LT_QKEY, false, 3,
 		      "UD to GSI with another key", &wc) ||
-	    !gsi_again(ctx, &g, true))
+	    !gsi_again(ctx, &g, GSI_QKEY))
 		goto out;
 	/* ... and an ordinary QP asking for the GSI key sends its own. */
 	if (!gsi_send(ctx, &u, &g, ah, 1, GSI_QKEY, false, 4,
 		      "UD to GSI asking for the GSI key", &wc) ||
-	    !gsi_again(ctx, &g, true))
+	    !gsi_again(ctx, &g, GSI_QKEY))
 		goto out;
 	RDMA_KT_EQ(ctx, gsi_qkey_violations(ctx) - viol, 3);
 

@@ -273,17 +273,20 @@ u32 lt_qpn(const struct lt_end *e)
 	return e->qp->qp_num;
 }
 
-int lt_ud_ready(struct lt_end *e)
+/* A UD or GSI QP to RTS on port 1 with Q_Key @qkey (lt_ud_ready: LT_QKEY). */
+int lt_ud_ready_qkey(struct lt_end *e, u32 qkey)
 {
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
 		.port_num = 1,
-		.qkey = LT_QKEY,
+		.qkey = qkey,
 	};
+	/* A GSI QP takes no port: its own was named at creation. */
+	int port = e->qp->qp_type == IB_QPT_GSI ? 0 : IB_QP_PORT;
 	int ret;
 
 	ret = ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
+			   port | IB_QP_QKEY);
 	if (ret)
 		return ret;
 	qa.qp_state = IB_QPS_RTR;
@@ -293,6 +296,11 @@ int lt_ud_ready(struct lt_end *e)
 	qa.qp_state = IB_QPS_RTS;
 	qa.sq_psn = 0x31;
 	return ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+int lt_ud_ready(struct lt_end *e)
+{
+	return lt_ud_ready_qkey(e, LT_QKEY);
 }
 
 int lt_to_init(struct lt_end *e, int access)

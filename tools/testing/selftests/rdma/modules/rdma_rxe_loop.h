@@ -162,6 +162,7 @@ int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
 			struct ib_srq *srq, u32 depth);
 u32 lt_qpn(const struct lt_end *e);
 int lt_ud_ready(struct lt_end *e);
+int lt_ud_ready_qkey(struct lt_end *e, u32 qkey);
 int lt_to_init(struct lt_end *e, int access);
 int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
 	      u32 rq_psn, u32 sq_psn, u8 timeout);

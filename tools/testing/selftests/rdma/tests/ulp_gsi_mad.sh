@@ -58,46 +58,24 @@ guest_b() {
 }
 
 host_phase() {
-	local pcap=$1/wire.pcap n want=$((4 * MAD_COUNT)) out bad
-	local -a tsh=(roce_tshark "$pcap")
+	local pcap=$1/wire.pcap want=$((4 * MAD_COUNT)) bad
 
-	n=$("${tsh[@]}" -Y 'udp.dstport == 4791' 2>/dev/null | wc -l)
-	if [ "$n" -eq "$want" ]; then
-		ktap_ok "RoCE packets: $n, a request and an answer per GET"
-	else
-		ktap_fail "RoCE packets: a request and an answer per GET" "$n, want $want"
-	fi
-	n=$("${tsh[@]}" -Y 'udp.dstport == 4791 && infiniband.bth.opcode == 100 &&
-		infiniband.bth.destqp == 1 && infiniband.deth.srcqp == 1 &&
-		infiniband.deth.q_key == 0x80010000 && infiniband.bth.p_key == 0xffff' \
-		2>/dev/null | wc -l)
-	if [ "$n" -eq "$want" ]; then
-		ktap_ok "each is a UD SEND from QP 1 to QP 1 with the GSI Q_Key and the default P_Key"
-	else
-		ktap_fail "each is a UD SEND from QP 1 to QP 1 with the GSI Q_Key and the default P_Key" \
-			"$n of $want"
-	fi
-	n=$("${tsh[@]}" -Y 'udp.dstport == 4791 && ipv6' 2>/dev/null | wc -l)
-	if [ "$n" -eq $((2 * MAD_COUNT)) ]; then
-		ktap_ok "half of them over IPv6 ($n)"
-	else
-		ktap_fail "half of them over IPv6" "$n, want $((2 * MAD_COUNT))"
-	fi
+	roce_count_is "$pcap" "$want" "RoCE packets: a request and an answer per GET" \
+		'udp.dstport == 4791'
+	roce_count_is "$pcap" "$want" \
+		"each a UD SEND from QP 1 to QP 1 with the GSI Q_Key and the default P_Key" \
+		'udp.dstport == 4791 && infiniband.bth.opcode == 100 &&
+		 infiniband.bth.destqp == 1 && infiniband.deth.srcqp == 1 &&
+		 infiniband.deth.q_key == 0x80010000 && infiniband.bth.p_key == 0xffff'
+	roce_count_is "$pcap" $((2 * MAD_COUNT)) "half of them over IPv6" \
+		'udp.dstport == 4791 && ipv6'
 	bad=$(roce_flagged "$pcap" '!(ipv6.src == fe80::5054:ff:fe00:2 && udp.checksum == 0)')
 	if [ "$bad" = 0 ]; then
 		ktap_ok "no malformed or flagged RoCE packet (the stock guest's zero IPv6 checksums apart)"
 	else
 		ktap_fail "no malformed or flagged RoCE packet" "$bad flagged"
 	fi
-	out=$(python3 "$ULP_HARNESS/roce_pcap.py" "$pcap")
-	printf '%s\n' "$out" >"$1/roce_pcap.txt"
-	if [ "$(echo "$out" | awk '$1 == "icrc_bad" { print $2 }')" = 0 ] &&
-		[ "$(echo "$out" | awk '$1 == "icrc_ok" { print $2 }')" -eq "$want" ]; then
-		ktap_ok "independent ICRC check agrees with every packet"
-	else
-		ktap_fail "independent ICRC check agrees with every packet" \
-			"$(echo "$out" | grep -E '^(icrc|bad)' | tr '\n' ' ')"
-	fi
+	ulp_icrc_check "$1" "$want"
 }
 
 rdma_test_main "$@"
