@@ -158,7 +158,6 @@ static bool gsi_again(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 qkey)
 void gsi_loopback(struct rdma_ktap_ctx *ctx)
 {
 	struct ib_qp_attr qa = { .qkey = GSI_QKEY };
-	struct rdma_ah_attr attr;
 	struct lt_end g, u;
 	struct ib_ah *ah = NULL;
 	struct ib_wc wc;
@@ -170,15 +169,11 @@ void gsi_loopback(struct rdma_ktap_ctx *ctx)
 	    !RDMA_KT_EQ(ctx, lt_qpn(&g), 1) ||
 	    !RDMA_KT_EQ(ctx, lt_ud_ready_qkey(&g, GSI_QKEY), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_end_create(&u, IB_QPT_UD, NULL), 0) ||
-	    !RDMA_KT_EQ(ctx, lt_ud_ready(&u), 0) ||
-	    !lt_own_attr(ctx, &attr, false))
+	    !RDMA_KT_EQ(ctx, lt_ud_ready(&u), 0))
 		goto out;
-	ah = rdma_create_ah(lt_pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "rdma_create_ah: %ld",
-			    PTR_ERR(ah))) {
-		ah = NULL;
+	ah = lt_own_ah(ctx, lt_pd, false);
+	if (!ah)
 		goto out;
-	}
 	viol = gsi_qkey_violations(ctx);
 
 	/* QP 1 to QP 1, as the MAD layer sends: the controlled key. */

@@ -575,7 +575,6 @@ void ud_foreign_ah(struct rdma_ktap_ctx *ctx)
 		.signaled = true,
 		.len = 8,
 	};
-	struct rdma_ah_attr attr;
 	struct ib_ah *ah = NULL;
 	struct ib_pd *pd2;
 	struct lt_end a = {};
@@ -586,15 +585,11 @@ void ud_foreign_ah(struct rdma_ktap_ctx *ctx)
 			    PTR_ERR(pd2)))
 		return;
 	if (!RDMA_KT_EQ(ctx, lt_end_create(&a, IB_QPT_UD, NULL), 0) ||
-	    !RDMA_KT_EQ(ctx, lt_ud_ready(&a), 0) ||
-	    !lt_own_attr(ctx, &attr, false))
+	    !RDMA_KT_EQ(ctx, lt_ud_ready(&a), 0))
 		goto out;
-	ah = rdma_create_ah(pd2, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "rdma_create_ah: %ld",
-			    PTR_ERR(ah))) {
-		ah = NULL;
+	ah = lt_own_ah(ctx, pd2, false);
+	if (!ah)
 		goto out;
-	}
 	w.ah = ah;
 	w.rqpn = lt_qpn(&a);
 	w.laddr = a.tx_dma;

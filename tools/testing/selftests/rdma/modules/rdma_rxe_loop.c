@@ -167,6 +167,24 @@ bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
 	return lt_path_attr(ctx, attr, v6 ? lt_idx6 : lt_idx4);
 }
 
+/*
+ * An AH of @pd to this host's own IPv4 or IPv6 GID (lt_own_attr), made
+ * where it may sleep; NULL, and a failed check, when it cannot be had.
+ */
+struct ib_ah *lt_own_ah(struct rdma_ktap_ctx *ctx, struct ib_pd *pd, bool v6)
+{
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+
+	if (!lt_own_attr(ctx, &attr, v6))
+		return NULL;
+	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "rdma_create_ah: %ld",
+			    PTR_ERR(ah)))
+		return NULL;
+	return ah;
+}
+
 /* ---- QPs, buffers, completions -------------------------------------------- */
 
 static void lt_qp_event(struct ib_event *ev, void *context)
@@ -787,7 +805,7 @@ static void ud_loopback(struct rdma_ktap_ctx *ctx, bool v6)
 		.signaled = true,
 	};
 	struct ib_ah *ah = NULL, *reply = NULL;
-	struct rdma_ah_attr attr, q;
+	struct rdma_ah_attr q;
 	struct lt_end a, b;
 	union ib_gid gid;
 	struct ib_wc wc;
@@ -799,15 +817,11 @@ static void ud_loopback(struct rdma_ktap_ctx *ctx, bool v6)
 	if (!RDMA_KT_EQ(ctx, lt_end_create(&a, IB_QPT_UD, NULL), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_end_create(&b, IB_QPT_UD, NULL), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_ud_ready(&a), 0) ||
-	    !RDMA_KT_EQ(ctx, lt_ud_ready(&b), 0) ||
-	    !lt_own_attr(ctx, &attr, v6))
+	    !RDMA_KT_EQ(ctx, lt_ud_ready(&b), 0))
 		goto out;
-	ah = rdma_create_ah(lt_pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
-	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(ah), "rdma_create_ah: %ld",
-			    PTR_ERR(ah))) {
-		ah = NULL;
+	ah = lt_own_ah(ctx, lt_pd, v6);
+	if (!ah)
 		goto out;
-	}
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		if (!lt_ud_one(ctx, &a, &b, ah, IB_WR_SEND, sizes[i], i, v6,
 			       false, &wc))

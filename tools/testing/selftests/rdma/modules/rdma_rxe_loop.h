@@ -156,6 +156,7 @@ bool lt_own_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
 		 bool v6);
 bool lt_path_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
 		  int sgid_idx);
+struct ib_ah *lt_own_ah(struct rdma_ktap_ctx *ctx, struct ib_pd *pd, bool v6);
 void lt_end_destroy(struct lt_end *e);
 int lt_end_create(struct lt_end *e, enum ib_qp_type type, struct ib_srq *srq);
 int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
