@@ -518,7 +518,9 @@ static int rxe_alloc_qpn(struct rxe_dev *rxe, struct rxe_qp *qp)
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
 		ret = xa_insert_irq(&rxe->qp_xa, 1, NULL, GFP_KERNEL);
 		if (ret) {
-			ibdev_dbg(&rxe->ib_dev, "create_qp: the GSI QP exists: %d\n", ret);
+			/* -EBUSY: there is a GSI QP already */
+			ibdev_dbg(&rxe->ib_dev, "create_qp: QP 1 not reserved: %d\n",
+				  ret);
 			return ret;
 		}
 		qp->ibqp.qp_num = 1;
@@ -571,8 +573,10 @@ int rxe_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		break;
 	case IB_QPT_GSI:
 		/* The MAD layer's, in the kernel; the core checked the port. */
-		if (udata)
+		if (udata) {
+			ibdev_dbg(ibqp->device, "create_qp: a GSI QP from user space\n");
 			return -EOPNOTSUPP;
+		}
 		qp->type_mask = RXE_MASK_UD;
 		break;
 	default:

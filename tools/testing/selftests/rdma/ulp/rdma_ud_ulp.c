@@ -549,26 +549,6 @@ static void ulp_teardown(struct ulp_ctx *c)
 	kfree(c);
 }
 
-/* mode=mad: the GSI QP to RTS; its port was given at creation. */
-static int ulp_gsi_to_rts(struct ib_qp *qp)
-{
-	struct ib_qp_attr qa = {
-		.qp_state = IB_QPS_INIT,
-		.qkey = ULP_MAD_QKEY,
-	};
-	int ret;
-
-	ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_QKEY);
-	qa.qp_state = IB_QPS_RTR;
-	if (!ret)
-		ret = ib_modify_qp(qp, &qa, IB_QP_STATE);
-	qa.qp_state = IB_QPS_RTS;
-	if (!ret)
-		ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
-	return ret;
-}
-
 static int ulp_setup_qp(struct ulp_ctx *c, unsigned int n)
 {
 	struct ib_qp_init_attr init = {
@@ -590,9 +570,7 @@ static int ulp_setup_qp(struct ulp_ctx *c, unsigned int n)
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	c->qps[n] = qp;
-	if (c->mad)
-		return ulp_gsi_to_rts(qp);
-	return rdma_ulp_ud_to_rts(qp, c->port, qkey, 0);
+	return rdma_ulp_ud_to_rts(qp, c->port, c->mad ? ULP_MAD_QKEY : qkey, 0);
 }
 
 static int ulp_setup(struct ulp_ctx *c)

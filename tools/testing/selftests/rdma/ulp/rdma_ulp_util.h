@@ -89,10 +89,11 @@ static inline void rdma_ulp_roce_ah_attr(struct ib_device *dev, u32 port,
 }
 
 /*
- * Take a new UD QP through INIT, RTR and RTS: on @port, P_Key index 0,
- * Q_Key @qkey, first send PSN @sq_psn.  Each transition carries the
- * attributes that step requires and no others.  Returns 0 or the error
- * of the transition that failed.
+ * Take a new UD (or GSI) QP through INIT, RTR and RTS: on @port, P_Key
+ * index 0, Q_Key @qkey, first send PSN @sq_psn.  Each transition carries
+ * the attributes that step requires and no others (a GSI QP takes no
+ * port: its own was named at creation).  Returns 0 or the error of the
+ * transition that failed.
  */
 static inline int rdma_ulp_ud_to_rts(struct ib_qp *qp, u32 port, u32 qkey,
 				     u32 sq_psn)
@@ -110,12 +111,14 @@ static inline int rdma_ulp_ud_to_rts(struct ib_qp *qp, u32 port, u32 qkey,
 		.qkey = qkey,
 		.sq_psn = sq_psn,
 	};
+	int skip = qp->qp_type == IB_QPT_GSI ? IB_QP_PORT : 0;
 	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; i < ARRAY_SIZE(steps) && !ret; i++) {
 		qa.qp_state = steps[i].state;
-		ret = ib_modify_qp(qp, &qa, IB_QP_STATE | steps[i].mask);
+		ret = ib_modify_qp(qp, &qa,
+				   IB_QP_STATE | (steps[i].mask & ~skip));
 	}
 	return ret;
 }
