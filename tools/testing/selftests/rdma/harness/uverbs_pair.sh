@@ -26,7 +26,7 @@
 #                         rdma link delete rxe0, modules unload
 #   find_gids, rxe0_port_active, user_objects, listening PORT,
 #   hear_peer PORT SECS, hear_peer_bg PORT SECS, tell_peer PORT SECS,
-#   wait_run PID HP, pair_either PORT BIT
+#   wait_run PID HP, pair_either PORT SERVER BIT
 #                         the parts, for a test that needs one alone
 
 # Seconds one program may run (a test may change it per run); seconds a
