@@ -196,6 +196,11 @@ void rdma_nl_exit(void);
 /* The nldev client, every command of it (nldev*.c). */
 int nldev_init(void);
 void nldev_exit(void);
+
+/* The MAD layer (mad_port.c): a client of every device with MADs. */
+int ib_mad_init(void);
+void ib_mad_cleanup(void);
+
 /* Does anyone in @net listen to @group (netlink.c)? */
 bool rdma_nl_net_listens(struct net *net, unsigned int group);
 /* An rdma_nl_notify_event_type event for "rdma monitor" (nldev.c). */

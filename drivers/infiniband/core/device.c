@@ -3124,6 +3124,7 @@ static const struct ib_core_part {
 	{ "pending work",		NULL,			ib_core_drain_work },
 	{ "RDMA netlink",		rdma_nl_init,		rdma_nl_exit },
 	{ "nldev",			nldev_init,		nldev_exit },
+	{ "the MAD layer",		ib_mad_init,		ib_mad_cleanup },
 };
 
 /* Take down the first @n parts, last first. */

@@ -221,12 +221,15 @@ _kmemleak_ours() {
 		END { if (keep) print rep }'
 }
 
-# The path of MOD.ko: from modinfo (after depmod), else from STAGE.
+# The path of MOD.ko: from modinfo (after depmod), else from STAGE (on a
+# stock guest STAGE_STOCK).
 _find_module() {
-	local f
+	local f stage=$STAGE
 
+	# A stock guest loads the test ULPs built against the stock kernel.
+	[ "${RDMA_STACK:-}" = stock ] && stage=$STAGE_STOCK
 	f=$(modinfo -n "$1" 2>/dev/null) && [ -e "$f" ] && { echo "$f"; return 0; }
-	f=$(find "$STAGE/lib/modules/$KVER/updates" -name "$1.ko" 2>/dev/null | head -n 1)
+	f=$(find "$stage/lib/modules/$KVER/updates" -name "$1.ko" 2>/dev/null | head -n 1)
 	[ -n "$f" ] && { echo "$f"; return 0; }
 	return 1
 }
@@ -485,16 +488,28 @@ rdma_link_add_rxe() {
 
 # rdma_res_counts DEV KIND...: "KIND=N ..." on one line, N the number of
 # objects of each KIND (pd, cq, qp, mr, srq...) the core's resource tracking
-# lists for DEV ("rdma -j resource show"); nothing, and status 1, when DEV
-# or a KIND is not in the answer.  One rdma and one python3 run: each costs
-# a second or more under TCG.
+# lists for DEV ("rdma -j resource show"), the core's own left out: the PD,
+# CQ and QP 1 its MAD layer keeps on each port, which belong to the kernel
+# module ib_core (no pid; "rdma -j resource show pd|cq|qp" tells them
+# apart, asked only when the summary has some).  Nothing, and status 1, when DEV or a KIND is
+# not in the answer.  Each rdma and python3 run costs a second or more
+# under TCG.
 rdma_res_counts() {
 	rdma -j resource show 2>/dev/null | python3 -c '
-import json, sys
-rows = [r for r in json.load(sys.stdin) if r.get("ifname") == sys.argv[1]]
-if not rows or any(k not in rows[0] for k in sys.argv[2:]):
+import json, subprocess, sys
+dev, kinds = sys.argv[1], sys.argv[2:]
+rows = [r for r in json.load(sys.stdin) if r.get("ifname") == dev]
+if not rows or any(k not in rows[0] for k in kinds):
     sys.exit(1)
-print(" ".join("%s=%s" % (k, rows[0][k]) for k in sys.argv[2:]))' "$@"
+counts = {k: int(rows[0][k]) for k in kinds}
+for k in ("pd", "cq", "qp"):
+    if counts.get(k):
+        out = subprocess.run(["rdma", "-j", "resource", "show", k],
+                             capture_output=True, text=True).stdout
+        counts[k] -= sum(1 for o in json.loads(out or "[]")
+                         if o.get("ifname") == dev and
+                         o.get("comm") == "ib_core" and "pid" not in o)
+print(" ".join("%s=%d" % (k, counts[k]) for k in kinds))' "$@"
 }
 
 # rxe_released_clean MARK DEV: since the kernel log marker MARK, rdma_rxe

@@ -291,20 +291,17 @@ u32 lt_qpn(const struct lt_end *e)
 	return e->qp->qp_num;
 }
 
-/* A UD or GSI QP to RTS on port 1 with Q_Key @qkey (lt_ud_ready: LT_QKEY). */
-int lt_ud_ready_qkey(struct lt_end *e, u32 qkey)
+int lt_ud_ready(struct lt_end *e)
 {
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
 		.port_num = 1,
-		.qkey = qkey,
+		.qkey = LT_QKEY,
 	};
-	/* A GSI QP takes no port: its own was named at creation. */
-	int port = e->qp->qp_type == IB_QPT_GSI ? 0 : IB_QP_PORT;
 	int ret;
 
 	ret = ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   port | IB_QP_QKEY);
+			   IB_QP_PORT | IB_QP_QKEY);
 	if (ret)
 		return ret;
 	qa.qp_state = IB_QPS_RTR;
@@ -314,11 +311,6 @@ int lt_ud_ready_qkey(struct lt_end *e, u32 qkey)
 	qa.qp_state = IB_QPS_RTS;
 	qa.sq_psn = 0x31;
 	return ib_modify_qp(e->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
-}
-
-int lt_ud_ready(struct lt_end *e)
-{
-	return lt_ud_ready_qkey(e, LT_QKEY);
 }
 
 int lt_to_init(struct lt_end *e, int access)
@@ -1836,6 +1828,14 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "rc_comm_est", rc_comm_est },
 	{ "gsi_qp_one", gsi_qp_one },
 	{ "gsi_loopback", gsi_loopback },
+	{ "mad_agent_rules", mad_agent_rules },
+	{ "mad_loopback_ipv4", mad_loopback_ipv4 },
+	{ "mad_loopback_ipv6", mad_loopback_ipv6 },
+	{ "mad_unclaimed", mad_unclaimed },
+	{ "mad_forged_response", mad_forged_response },
+	{ "mad_cancel", mad_cancel },
+	{ "mad_many", mad_many },
+	{ "mad_malformed", mad_malformed },
 };
 
 static void lt_fini(void)
@@ -1889,6 +1889,8 @@ static int __init rxe_loop_test_init(void)
 	pr_info("# rdma_rxe_loop: path MTU %u, traffic sends=%u recvs=%u pkts=%u forged=%u\n",
 		lt_mtu, lt_traffic.sends, lt_traffic.recvs, lt_traffic.pkts,
 		lt_traffic.forged);
+	pr_info("# rdma_rxe_loop: MAD drops bad=%u unmatched=%u\n",
+		lt_traffic.mad_bad, lt_traffic.mad_unmatched);
 	return 0;
 err:
 	lt_fini();

@@ -6,8 +6,8 @@
  * holds these, the traffic cases and the module's set-up;
  * rdma_rxe_guard.c the cases where the device must refuse something;
  * rdma_rxe_limits.c those of the limits query_device() reports;
- * rdma_rxe_qp_events.c those of QP operations and events; rdma_rxe_gsi.c
- * those of the GSI QP (QP 1).
+ * rdma_rxe_qp_events.c those of QP operations and events; rdma_rxe_mad.c
+ * those of the GSI QP (QP 1) and the MAD layer on it.
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -114,12 +114,16 @@ struct lt_mr {
  *	once by the device)
  * @forged: packets sent from an address that is not the path of the QP
  *	they were aimed at (each must be dropped and counted in drop_path)
+ * @mad_bad: MADs sent to QP 1 that its MAD layer must drop as malformed
+ * @mad_unmatched: responses it must drop as answering no send
  */
 struct lt_traffic {
 	u32 sends;
 	u32 recvs;
 	u32 pkts;
 	u32 forged;
+	u32 mad_bad;
+	u32 mad_unmatched;
 };
 
 extern struct lt_traffic lt_traffic;
@@ -163,7 +167,6 @@ int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
 			struct ib_srq *srq, u32 depth);
 u32 lt_qpn(const struct lt_end *e);
 int lt_ud_ready(struct lt_end *e);
-int lt_ud_ready_qkey(struct lt_end *e, u32 qkey);
 int lt_to_init(struct lt_end *e, int access);
 int lt_to_rts(struct rdma_ktap_ctx *ctx, struct lt_end *e, u32 dqpn,
 	      u32 rq_psn, u32 sq_psn, u8 timeout);
@@ -219,8 +222,16 @@ void rc_atomic_write(struct rdma_ktap_ctx *ctx);
 void rc_sqd_drains(struct rdma_ktap_ctx *ctx);
 void rc_comm_est(struct rdma_ktap_ctx *ctx);
 
-/* The cases of rdma_rxe_gsi.c */
+/* The cases of rdma_rxe_mad.c */
 void gsi_qp_one(struct rdma_ktap_ctx *ctx);
 void gsi_loopback(struct rdma_ktap_ctx *ctx);
+void mad_agent_rules(struct rdma_ktap_ctx *ctx);
+void mad_loopback_ipv4(struct rdma_ktap_ctx *ctx);
+void mad_loopback_ipv6(struct rdma_ktap_ctx *ctx);
+void mad_unclaimed(struct rdma_ktap_ctx *ctx);
+void mad_forged_response(struct rdma_ktap_ctx *ctx);
+void mad_cancel(struct rdma_ktap_ctx *ctx);
+void mad_many(struct rdma_ktap_ctx *ctx);
+void mad_malformed(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */

@@ -80,8 +80,40 @@ check_counter() {
 	fi
 }
 
+# The MAD layer's counters of rxe0's port 1, as "name=value" lines.
+mad_counters() {
+	tr ' ' '=' </sys/kernel/debug/ib_mad/rxe0/1 2>/dev/null
+}
+
+# mad_drops_check BEFORE AFTER: the MAD layer dropped exactly the malformed
+# and unmatched MADs the module says it sent (its "MAD drops" line).
+mad_drops_check() {
+	local want bad unmatched d
+
+	want=$(grep -o 'MAD drops bad=[0-9]* unmatched=[0-9]*' \
+		"${RESULTS:-/tmp}/rdma_rxe_loop_test.dmesg" 2>/dev/null | tail -n 1)
+	if ! [[ "$want" =~ bad=([0-9]+)\ unmatched=([0-9]+) ]] || [ -z "$2" ]; then
+		ktap_fail "MAD layer: counted drops" "no 'MAD drops' line or no ib_mad/rxe0/1 in debugfs"
+		return
+	fi
+	bad=${BASH_REMATCH[1]} unmatched=${BASH_REMATCH[2]}
+	d=$(($(counter_of "$2" rx_bad) - $(counter_of "$1" rx_bad)))
+	if [ "$d" -eq "$bad" ] && [ "$bad" -gt 0 ]; then
+		ktap_ok "MAD layer: $d malformed MADs dropped and counted (rx_bad)"
+	else
+		ktap_fail "MAD layer: malformed MADs dropped and counted" "rx_bad +$d, want +$bad"
+	fi
+	d=$(($(counter_of "$2" rx_unmatched) - $(counter_of "$1" rx_unmatched)))
+	if [ "$d" -eq "$unmatched" ] && [ "$unmatched" -gt 0 ]; then
+		ktap_ok "MAD layer: $d unmatched responses dropped and counted (rx_unmatched)"
+	else
+		ktap_fail "MAD layer: unmatched responses dropped and counted" \
+			"rx_unmatched +$d, want +$unmatched"
+	fi
+}
+
 guest() {
-	local before after traffic sends recvs pkts drops
+	local before after traffic sends recvs pkts drops mad_before
 
 	ktap_check "rdma link add rxe0 type rxe netdev $NETDEV" rdma_link_add_rxe rxe0 || return
 	ktap_check "rxe0 has its IPv4 GID" \
@@ -89,6 +121,7 @@ guest() {
 	ktap_check "tc: drop PSNs $(printf '%#x' $((UC_LOSS_PSN + 1))), +6 and +10 at lo's ingress" \
 		uc_loss_filters
 	before=$(counters_snapshot)
+	mad_before=$(mad_counters)
 	run_ktap_module rdma_rxe_loop_test ibdev=rxe0
 	after=$(counters_snapshot)
 	drops=$(tc -s filter show dev lo parent ffff: | grep -o 'dropped [0-9]*' | awk '{ print $2 }' | paste -sd ' ' -)
@@ -131,6 +164,7 @@ guest() {
 		ktap_fail "rdma_rxe_loop_test: traffic report" "no 'traffic sends=' line in its kernel log"
 	fi
 
+	mad_drops_check "$mad_before" "$(mad_counters)"
 	check_rxe_no_objects rxe0
 	check_modules_unload
 }

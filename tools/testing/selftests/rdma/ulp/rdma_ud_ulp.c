@@ -23,15 +23,6 @@
  * Sizes of the send mode cycle through 0, 1, 2, 3, 4, 5 and then larger
  * values up to @size, so that every pad length and the path MTU are used.
  *
- * mode=mad   like send, from the GSI QP (QP 1) to QP 1 of @dest, with
- *            management datagrams: @count GET requests of a vendor class
- *            (0x09) that nothing on the peer claims.  The peer's MAD layer
- *            must answer each with a copy whose method is GET_RESP and
- *            whose status is 0x000C (unsupported method/attribute), which
- *            the QP 1 on this side must take in.  One QP; only the
- *            project's stack lets a ULP make the GSI QP (stock's MAD layer
- *            owns it).
- *
  * mgid=GROUP (an IPv4 or IPv6 multicast address) makes it multicast UD:
  * the echo mode attaches every QP to the group, checks that each datagram
  * was sent to it and answers the sender at @dest/@dmac (a reply AH cannot
@@ -41,7 +32,6 @@
  */
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/unaligned.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 
@@ -54,13 +44,6 @@
 #define ULP_TIMEOUT	(5 * HZ)
 #define ULP_MAX_QPS	8
 #define ULP_MCAST_QPN	0xffffff
-/* mode=mad: a MAD, its fields (IBTA 13.4.2), what the peer answers */
-#define ULP_MAD_BYTES		256
-#define ULP_MAD_QKEY		0x80010000
-#define ULP_MAD_CLASS		0x09
-#define ULP_MAD_GET		0x01
-#define ULP_MAD_GET_RESP	0x81
-#define ULP_MAD_UNSUPPORTED	0x000c
 
 static char *mode = "echo";
 module_param(mode, charp, 0444);
@@ -144,7 +127,6 @@ struct ulp_ctx {
 	u32			echo_good;
 	u32			echo_bad;
 	bool			sender;
-	bool			mad;
 	/* multicast: the group, and the echo mode's AH back to the sender */
 	union ib_gid		group;
 	bool			attached[ULP_MAX_QPS];
@@ -203,8 +185,7 @@ static int ulp_send(struct ulp_ctx *c, struct ib_qp *qp, struct ib_ah *ah,
 		},
 		.ah = ah,
 		.remote_qpn = rqpn,
-		/* the MAD layer's way: the QP's own key (the GSI Q_Key) */
-		.remote_qkey = c->mad ? 0x80000000 : qkey,
+		.remote_qkey = qkey,
 	};
 	int ret;
 
@@ -259,40 +240,6 @@ static void ulp_echo(struct ulp_ctx *c, struct ib_wc *wc, struct ulp_buf *b,
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 }
 
-/*
- * Is @data (want_len bytes) the answer to the tx buffer?  In send mode an
- * exact copy; in mad mode a copy from QP 1 but for the method (GET_RESP)
- * and the status (unsupported method/attribute).
- */
-static bool ulp_is_echo(const struct ulp_ctx *c, const struct ib_wc *wc,
-			const u8 *data)
-{
-	const u8 *tx = c->tx.data;
-
-	if (!c->mad)
-		return !memcmp(data, tx, c->want_len);
-	return wc->src_qp == 1 && !memcmp(data, tx, 3) &&
-	       data[3] == ULP_MAD_GET_RESP &&
-	       get_unaligned_be16(data + 4) == ULP_MAD_UNSUPPORTED &&
-	       !memcmp(data + 6, tx + 6, ULP_MAD_BYTES - 6);
-}
-
-/* mode=mad: request @i, a GET of a class nothing claims, in @p. */
-static void ulp_build_mad(u8 *p, unsigned int i)
-{
-	unsigned int j;
-
-	memset(p, 0, ULP_MAD_BYTES);
-	p[0] = 1;			/* base version */
-	p[1] = ULP_MAD_CLASS;
-	p[2] = 1;			/* class version */
-	p[3] = ULP_MAD_GET;
-	put_unaligned_be64(0x6d61640000000000ULL + i, p + 8);	/* TID */
-	put_unaligned_be16(0x0010, p + 16);	/* attribute ID */
-	for (j = 24; j < ULP_MAD_BYTES; j++)
-		p[j] = (u8)(i * 7 + j);
-}
-
 static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ulp_ctx *c = cq->cq_context;
@@ -314,7 +261,7 @@ static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		/* send mode: check the echo against what was sent */
 		c->echo_len = len;
 		if (wc->qp == c->want_qp && len == c->want_len &&
-		    ulp_is_echo(c, wc, b->data + ULP_GRH_BYTES))
+		    !memcmp(b->data + ULP_GRH_BYTES, c->tx.data, len))
 			c->echo_good++;
 		else
 			c->echo_bad++;
@@ -441,7 +388,6 @@ static u32 ulp_size_of(unsigned int i)
 static void ulp_send_work(struct work_struct *work)
 {
 	struct ulp_ctx *c = container_of(work, struct ulp_ctx, send_work);
-	const char *what = c->mad ? "GET answered by GET_RESP 0x000c" : "echo";
 	unsigned int i, j, failed = 0, done = 0;
 	struct ib_ah *ah;
 	ktime_t t0;
@@ -451,9 +397,8 @@ static void ulp_send_work(struct work_struct *work)
 	int ret;
 
 	pr_info("KTAP version 1\n");
-	pr_info("# suite: rdma_ud_ulp %s to %s qpn %#x from %s qpn %#x\n",
-		mode, mgid ?: dest ?: "?",
-		c->mad ? 1 : mgid ? ULP_MCAST_QPN : dqpn,
+	pr_info("# suite: rdma_ud_ulp send to %s qpn %#x from %s qpn %#x\n",
+		mgid ?: dest ?: "?", mgid ? ULP_MCAST_QPN : dqpn,
 		dev_name(&c->dev->dev), c->qp->qp_num);
 	pr_info("1..%u\n", count + 1 + !!mgid);
 
@@ -462,7 +407,7 @@ static void ulp_send_work(struct work_struct *work)
 		pr_info("not ok 1 rdma_create_ah # error %d (sgid index %d)\n",
 			ret, c->sgid_index);
 		for (i = 0; i < count; i++)
-			pr_info("not ok %u %s # SKIP no AH\n", i + 2, what);
+			pr_info("not ok %u echo # SKIP no AH\n", i + 2);
 		return;
 	}
 	pr_info("ok 1 rdma_create_ah (sgid index %d)\n", c->sgid_index);
@@ -470,26 +415,21 @@ static void ulp_send_work(struct work_struct *work)
 	t0 = ktime_get();
 	for (i = 0; i < count && !READ_ONCE(c->stopping); i++) {
 		struct ib_qp *qp = c->qps[i % nqp];
-		u32 rq = c->mad ? 1 : mgid ? ULP_MCAST_QPN :
+		u32 rq = mgid ? ULP_MCAST_QPN :
 			 n_dqpns ? dqpns[i % n_dqpns] : dqpn;
 
+		len = ulp_size_of(i);
 		p = c->tx.data;
-		if (c->mad) {
-			len = ULP_MAD_BYTES;
-			ulp_build_mad(p, i);
-		} else {
-			len = ulp_size_of(i);
-			for (j = 0; j < len; j++)
-				p[j] = (u8)(i * 31 + j);
-		}
+		for (j = 0; j < len; j++)
+			p[j] = (u8)(i * 31 + j);
 		ret = ulp_send_one(c, qp, ah, rq, len);
 		if (ret) {
 			failed++;
-			pr_info("not ok %u %s size=%u qpn=%#x # error %d (last answer %u bytes, %u good, %u bad)\n",
-				i + 2, what, len, qp->qp_num, ret, c->echo_len,
+			pr_info("not ok %u echo size=%u qpn=%#x # error %d (last echo %u bytes, %u good, %u bad)\n",
+				i + 2, len, qp->qp_num, ret, c->echo_len,
 				c->echo_good, c->echo_bad);
 		} else {
-			pr_info("ok %u %s size=%u qpn=%#x%s\n", i + 2, what, len,
+			pr_info("ok %u echo size=%u qpn=%#x%s\n", i + 2, len,
 				qp->qp_num, copies > 1 ? " (every copy)" : "");
 		}
 		done++;
@@ -552,8 +492,7 @@ static void ulp_teardown(struct ulp_ctx *c)
 static int ulp_setup_qp(struct ulp_ctx *c, unsigned int n)
 {
 	struct ib_qp_init_attr init = {
-		.qp_type = c->mad ? IB_QPT_GSI : IB_QPT_UD,
-		.port_num = c->mad ? c->port : 0,
+		.qp_type = IB_QPT_UD,
 		.send_cq = c->send_cq,
 		.recv_cq = c->recv_cq,
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
@@ -570,7 +509,7 @@ static int ulp_setup_qp(struct ulp_ctx *c, unsigned int n)
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	c->qps[n] = qp;
-	return rdma_ulp_ud_to_rts(qp, c->port, c->mad ? ULP_MAD_QKEY : qkey, 0);
+	return rdma_ulp_ud_to_rts(qp, c->port, qkey, 0);
 }
 
 static int ulp_setup(struct ulp_ctx *c)
@@ -669,8 +608,7 @@ static int ulp_add_one(struct ib_device *dev)
 	init_completion(&c->tx_done);
 	init_completion(&c->echo_done);
 	INIT_WORK(&c->send_work, ulp_send_work);
-	c->mad = !strcmp(mode, "mad");
-	c->sender = c->mad || !strcmp(mode, "send");
+	c->sender = !strcmp(mode, "send");
 	ret = ulp_setup(c);
 	if (!ret) {
 		c->sgid_index = rdma_ulp_find_sgid(c->dev, c->port,
@@ -720,8 +658,7 @@ static struct ib_client ulp_client = {
 
 static int __init ulp_init(void)
 {
-	if (strcmp(mode, "echo") && strcmp(mode, "send") &&
-	    (strcmp(mode, "mad") || nqp != 1 || mgid))
+	if (strcmp(mode, "echo") && strcmp(mode, "send"))
 		return -EINVAL;
 	if (size > ULP_MAX_PAYLOAD || !count || !nqp || nqp > ULP_MAX_QPS ||
 	    !copies ||

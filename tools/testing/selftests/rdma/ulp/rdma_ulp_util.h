@@ -111,14 +111,13 @@ static inline int rdma_ulp_ud_to_rts(struct ib_qp *qp, u32 port, u32 qkey,
 		.qkey = qkey,
 		.sq_psn = sq_psn,
 	};
-	int skip = qp->qp_type == IB_QPT_GSI ? IB_QP_PORT : 0;
 	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; i < ARRAY_SIZE(steps) && !ret; i++) {
 		qa.qp_state = steps[i].state;
 		ret = ib_modify_qp(qp, &qa,
-				   IB_QP_STATE | (steps[i].mask & ~skip));
+				   IB_QP_STATE | steps[i].mask);
 	}
 	return ret;
 }
