@@ -557,6 +557,12 @@ static int mad_client_add(struct ib_device *device)
 		if (!rdma_cap_ib_mad(device, p))
 			continue;
 		port = mad_port_open(device, p);
+		if (PTR_ERR_OR_ZERO(port) == -EOPNOTSUPP) {
+			/* the provider makes no GSI QP: no MADs there */
+			ibdev_dbg(device, "port %u: no GSI QP, no MAD layer\n",
+				  p);
+			continue;
+		}
 		if (IS_ERR(port)) {
 			ibdev_warn(device, "no MAD layer on port %u: %ld\n", p,
 				   PTR_ERR(port));
