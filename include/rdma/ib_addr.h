@@ -72,6 +72,18 @@ void rdma_copy_src_l2_addr(struct rdma_dev_addr *dev_addr,
  * sockaddr_in6 or sockaddr_ib, and 0 for any other family.  The _in6 and
  * _kss forms also return 0 when that length would not fit the type passed.
  */
+/*
+ * Asynchronous resolution of an IP destination (the RDMA CM's address
+ * step): the callback comes once, from process context, unless
+ * rdma_addr_cancel() on the same @addr came first.
+ */
+int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
+		    struct rdma_dev_addr *addr, unsigned long timeout_ms,
+		    void (*callback)(int status, struct sockaddr *src_addr,
+				     struct rdma_dev_addr *addr, void *context),
+		    bool resolve_by_gid_attr, void *context);
+void rdma_addr_cancel(struct rdma_dev_addr *addr);
+
 int rdma_addr_size(const struct sockaddr *addr);
 int rdma_addr_size_in6(struct sockaddr_in6 *addr);
 int rdma_addr_size_kss(struct __kernel_sockaddr_storage *addr);

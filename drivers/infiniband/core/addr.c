@@ -5,15 +5,27 @@
  * table and the neighbour (ARP/ND) table of the source netdev's
  * namespace.
  *
- * Resolution is synchronous and may sleep: when the neighbour is not
- * known yet, resolution is kicked off and the caller waits, re-checking
- * whenever the neighbour table reports an entry becoming valid (netevent
- * notifier) and at least every NEIGH_POLL_MS, until a bounded deadline.
+ * rdma_addr_find_l2_eth_by_grh() is synchronous and may sleep: when the
+ * neighbour is not known yet, resolution is kicked off and the caller
+ * waits, re-checking whenever the neighbour table reports an entry
+ * becoming valid (netevent notifier) and at least every NEIGH_POLL_MS,
+ * until a bounded deadline.
+ *
+ * rdma_resolve_ip() does the same for an IP destination asynchronously
+ * (the RDMA CM's address resolution): each request is a delayed work item
+ * on the ordered "ib_addr" workqueue that tries again on the same events
+ * until its own deadline, then calls back.  A request stays on addr_reqs
+ * until its callback has returned; whoever takes it off the list frees it
+ * (the work, after the callback, or rdma_addr_cancel(), after waiting the
+ * work out), so a cancelled request is never called back once
+ * rdma_addr_cancel() has returned.
  */
 #include <linux/etherdevice.h>
 #include <linux/inetdevice.h>
 #include <linux/jiffies.h>
+#include <linux/slab.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
@@ -37,6 +49,11 @@
  */
 static DECLARE_WAIT_QUEUE_HEAD(neigh_waitq);
 static atomic_t neigh_updates = ATOMIC_INIT(0);
+
+/* rdma_resolve_ip() requests; addr_lock guards the list. */
+static LIST_HEAD(addr_reqs);
+static DEFINE_SPINLOCK(addr_lock);
+static struct workqueue_struct *addr_wq;
 
 /**
  * rdma_addr_size - length of a socket address by its family
@@ -186,9 +203,11 @@ struct l2_query {
 /*
  * The route from the query's source to its destination, with a reference
  * the caller drops, and its hop limit (IPv6) or TTL (IPv4) in *@hoplimit;
- * or an ERR_PTR().
+ * or an ERR_PTR().  A wildcard source becomes the one the route picks;
+ * *@gateway says whether the next hop is a router.
  */
-static struct dst_entry *l2_route(const struct l2_query *q, int *hoplimit)
+static struct dst_entry *l2_route(struct l2_query *q, int *hoplimit,
+				  bool *gateway)
 {
 	struct dst_entry *dst = ERR_PTR(-EADDRNOTAVAIL);
 
@@ -200,9 +219,12 @@ static struct dst_entry *l2_route(const struct l2_query *q, int *hoplimit)
 		};
 		struct rtable *rt = ip_route_output_key(q->net, &fl4);
 
-		dst = IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
-		if (!IS_ERR(dst))
-			*hoplimit = ip4_dst_hoplimit(dst);
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		dst = &rt->dst;
+		*hoplimit = ip4_dst_hoplimit(dst);
+		*gateway = rt->rt_uses_gateway;
+		q->src.in4.sin_addr.s_addr = fl4.saddr;
 	} else if (IS_ENABLED(CONFIG_IPV6)) {
 		struct flowi6 fl6 = {
 			.daddr = q->dst.in6.sin6_addr,
@@ -211,8 +233,12 @@ static struct dst_entry *l2_route(const struct l2_query *q, int *hoplimit)
 		};
 
 		dst = ipv6_stub->ipv6_dst_lookup_flow(q->net, NULL, &fl6, NULL);
-		if (!IS_ERR(dst))
-			*hoplimit = ip6_dst_hoplimit(dst);
+		if (IS_ERR(dst))
+			return dst;
+		*hoplimit = ip6_dst_hoplimit(dst);
+		*gateway = container_of(dst, struct rt6_info, dst)->rt6i_flags &
+			   RTF_GATEWAY;
+		q->src.in6.sin6_addr = fl6.saddr;
 	}
 	return dst;
 }
@@ -267,8 +293,9 @@ static int l2_neigh(struct l2_query *q, struct dst_entry *dst, u8 *dmac)
 /* One attempt at route and neighbour; -ENODATA: try again later. */
 static int l2_resolve_once(struct l2_query *q, u8 *dmac, int *hoplimit)
 {
+	bool gateway;
 	int hops, ret;
-	struct dst_entry *dst = l2_route(q, &hops);
+	struct dst_entry *dst = l2_route(q, &hops, &gateway);
 
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
@@ -354,6 +381,293 @@ int rdma_addr_find_l2_eth_by_grh(const union ib_gid *sgid,
 }
 EXPORT_SYMBOL(rdma_addr_find_l2_eth_by_grh);
 
+/**
+ * struct addr_req - one rdma_resolve_ip() request
+ * @node: on addr_reqs until its callback has returned (addr_lock)
+ * @work: its attempts
+ * @src: the source asked for, then the one the route picked
+ * @dst: the destination
+ * @addr: the caller's result, also the key of rdma_addr_cancel()
+ * @callback: how the caller is told
+ * @context: the caller's own
+ * @deadline: when waiting for the neighbour ends, in jiffies
+ * @by_gid_attr: resolve from @addr->sgid_attr's netdev
+ */
+struct addr_req {
+	struct list_head	node;
+	struct delayed_work	work;
+	union {
+		struct sockaddr		sa;
+		struct sockaddr_in	in4;
+		struct sockaddr_in6	in6;
+	} src, dst;
+	struct rdma_dev_addr	*addr;
+	void (*callback)(int status, struct sockaddr *src_addr,
+			 struct rdma_dev_addr *addr, void *context);
+	void			*context;
+	unsigned long		deadline;
+	bool			by_gid_attr;
+};
+
+/*
+ * The namespace and interface @req resolves in: @addr's, or with
+ * @by_gid_attr those of the GID entry's netdev.  Takes a namespace
+ * reference.
+ */
+static int addr_req_scope(struct addr_req *req, struct l2_query *q)
+{
+	struct rdma_dev_addr *da = req->addr;
+	struct net_device *ndev;
+
+	if (!req->by_gid_attr) {
+		q->net = maybe_get_net(da->net);
+		q->oif = da->bound_dev_if;
+		if (!q->oif && req->dst.sa.sa_family == AF_INET6 &&
+		    ipv6_addr_type(&req->dst.in6.sin6_addr) &
+		    IPV6_ADDR_LINKLOCAL)
+			q->oif = req->dst.in6.sin6_scope_id;
+		return q->net ? 0 : -ENODEV;
+	}
+	if (!da->sgid_attr)
+		return -EINVAL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(da->sgid_attr);
+	if (!IS_ERR(ndev)) {
+		q->net = maybe_get_net(dev_net(ndev));
+		q->oif = ndev->ifindex;
+	}
+	rcu_read_unlock();
+	if (IS_ERR(ndev))
+		return PTR_ERR(ndev);
+	return q->net ? 0 : -ENODEV;
+}
+
+/*
+ * One attempt at @req: route, source netdev, next hop.  On success the
+ * source and destination fields of @req->addr are filled and @req->src
+ * holds the source address the route picked.  -ENODATA: the neighbour is
+ * not known yet.
+ */
+static int addr_req_try(struct addr_req *req)
+{
+	struct rdma_dev_addr *da = req->addr;
+	struct net_device *ndev;
+	struct dst_entry *dst;
+	struct l2_query q = {};
+	u8 dmac[ETH_ALEN];
+	bool gateway;
+	int hops, ret;
+
+	ret = addr_req_scope(req, &q);
+	if (ret)
+		return ret;
+	BUILD_BUG_ON(sizeof(q.src) != sizeof(req->src));
+	memcpy(&q.src, req->src.sa.sa_family ? (void *)&req->src :
+					       (void *)&req->dst, sizeof(q.src));
+	if (!req->src.sa.sa_family) {
+		/* no source given: the wildcard of the family */
+		if (q.src.sa.sa_family == AF_INET)
+			q.src.in4.sin_addr.s_addr = 0;
+		else
+			q.src.in6.sin6_addr = in6addr_any;
+	}
+	memcpy(&q.dst, &req->dst, sizeof(q.dst));
+	dst = l2_route(&q, &hops, &gateway);
+	if (IS_ERR(dst)) {
+		ret = PTR_ERR(dst);
+		goto out;
+	}
+	ret = l2_neigh(&q, dst, dmac);
+	if (ret)
+		goto out_dst;
+
+	/* A local destination: the source is the netdev with the address. */
+	rcu_read_lock();
+	ndev = dst->dev;
+	if (ndev->flags & IFF_LOOPBACK)
+		ndev = ndev_of_local_ip_rcu(q.net, &q.src.sa);
+	if (!IS_ERR(ndev))
+		rdma_copy_src_l2_addr(da, ndev);
+	rcu_read_unlock();
+	if (IS_ERR(ndev)) {
+		ret = PTR_ERR(ndev);
+		goto out_dst;
+	}
+	memcpy(da->dst_dev_addr, dmac, ETH_ALEN);
+	da->hoplimit = hops;
+	if (!gateway)
+		da->network = RDMA_NETWORK_IB;
+	else if (q.dst.sa.sa_family == AF_INET)
+		da->network = RDMA_NETWORK_IPV4;
+	else
+		da->network = RDMA_NETWORK_IPV6;
+	if (q.src.sa.sa_family == AF_INET) {
+		req->src.in4.sin_family = AF_INET;
+		req->src.in4.sin_addr = q.src.in4.sin_addr;
+	} else {
+		req->src.in6.sin6_family = AF_INET6;
+		req->src.in6.sin6_addr = q.src.in6.sin6_addr;
+	}
+out_dst:
+	dst_release(dst);
+out:
+	put_net(q.net);
+	return ret;
+}
+
+static void addr_req_work(struct work_struct *work)
+{
+	struct addr_req *req = container_of(work, struct addr_req, work.work);
+	bool done;
+	int ret;
+
+	ret = addr_req_try(req);
+	if (ret == -ENODATA) {
+		if (time_before(jiffies, req->deadline)) {
+			spin_lock_bh(&addr_lock);
+			if (!list_empty(&req->node))
+				mod_delayed_work(addr_wq, &req->work,
+						 msecs_to_jiffies(NEIGH_POLL_MS));
+			spin_unlock_bh(&addr_lock);
+			return;
+		}
+		ret = -ETIMEDOUT;
+	}
+	if (ret)
+		pr_debug("ib_core: resolving %pISc failed: %d\n", &req->dst.sa,
+			 ret);
+	/* Cancelled already: rdma_addr_cancel() frees it, no callback. */
+	spin_lock_bh(&addr_lock);
+	done = list_empty(&req->node);
+	spin_unlock_bh(&addr_lock);
+	if (done)
+		return;
+	req->callback(ret, &req->src.sa, req->addr, req->context);
+
+	spin_lock_bh(&addr_lock);
+	done = !list_empty(&req->node);
+	if (done) {
+		list_del_init(&req->node);
+		/* a netevent may have queued it again meanwhile */
+		cancel_delayed_work(&req->work);
+	}
+	spin_unlock_bh(&addr_lock);
+	if (done)
+		kfree(req);
+}
+
+/**
+ * rdma_resolve_ip - resolve an IP destination to RDMA hardware addresses
+ * @src_addr: the source to use, or NULL (or a wildcard) to let the route
+ *	pick it; of the destination's family
+ * @dst_addr: the AF_INET or AF_INET6 destination
+ * @addr: the result; @addr->net (and @addr->bound_dev_if, if the route
+ *	must leave through that netdev) set by the caller, who keeps it
+ *	until the callback; also the handle of rdma_addr_cancel()
+ * @timeout_ms: how long the next hop's neighbour entry is waited for
+ * @callback: called once from process context with 0 or the error, the
+ *	source address used, @addr and @context, unless cancelled first
+ * @resolve_by_gid_attr: resolve from the netdev of @addr->sgid_attr
+ *	instead of @addr->net and @addr->bound_dev_if
+ * @context: for @callback
+ *
+ * On success @addr holds the source netdev's addresses (rdma_copy_src_l2_addr()),
+ * the next hop's MAC in dst_dev_addr (the netdev's own for a local
+ * destination), the route's hop limit and, in network, RDMA_NETWORK_IPV4
+ * or _IPV6 when the route goes through a gateway (RDMA_NETWORK_IB when the
+ * destination is on link).  Errors given to @callback: the route lookup's
+ * (-ENETUNREACH, ...), -EADDRNOTAVAIL, -ENODEV, -ETIMEDOUT.
+ *
+ * Return: 0 when the request is queued, -EINVAL for bad addresses,
+ * -ENOMEM.
+ */
+int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
+		    struct rdma_dev_addr *addr, unsigned long timeout_ms,
+		    void (*callback)(int status, struct sockaddr *src_addr,
+				     struct rdma_dev_addr *addr, void *context),
+		    bool resolve_by_gid_attr, void *context)
+{
+	sa_family_t fam = dst_addr->sa_family;
+	struct addr_req *req;
+
+	if ((fam != AF_INET && (!IS_ENABLED(CONFIG_IPV6) || fam != AF_INET6)) ||
+	    (src_addr && src_addr->sa_family &&
+	     src_addr->sa_family != fam) || !callback) {
+		pr_debug("ib_core: rdma_resolve_ip: bad address families %u/%u\n",
+			 src_addr ? src_addr->sa_family : 0, fam);
+		return -EINVAL;
+	}
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	if (src_addr && src_addr->sa_family)
+		memcpy(&req->src, src_addr, rdma_addr_size(src_addr));
+	memcpy(&req->dst, dst_addr, rdma_addr_size(dst_addr));
+	req->addr = addr;
+	req->callback = callback;
+	req->context = context;
+	req->by_gid_attr = resolve_by_gid_attr;
+	req->deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	INIT_DELAYED_WORK(&req->work, addr_req_work);
+
+	spin_lock_bh(&addr_lock);
+	list_add_tail(&req->node, &addr_reqs);
+	mod_delayed_work(addr_wq, &req->work, 0);
+	spin_unlock_bh(&addr_lock);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_resolve_ip);
+
+/* Take the request of @addr off addr_reqs; NULL when there is none. */
+static struct addr_req *addr_req_unlist(struct rdma_dev_addr *addr)
+{
+	struct addr_req *req;
+
+	spin_lock_bh(&addr_lock);
+	list_for_each_entry(req, &addr_reqs, node)
+		if (req->addr == addr)
+			goto found;
+	req = NULL;
+found:
+	if (req)
+		list_del_init(&req->node);
+	spin_unlock_bh(&addr_lock);
+	return req;
+}
+
+/**
+ * rdma_addr_cancel - give up a rdma_resolve_ip() request
+ * @addr: the @addr of the request
+ *
+ * Once this returns the request's callback is not running and will not
+ * be called.  Nothing happens when the request has already been called
+ * back.
+ *
+ * Context: process context; sleeps.  Not from the request's callback.
+ */
+void rdma_addr_cancel(struct rdma_dev_addr *addr)
+{
+	struct addr_req *req = addr_req_unlist(addr);
+
+	/* A running work item finishes its callback before this returns. */
+	if (req && !cancel_delayed_work_sync(&req->work))
+		pr_debug("ib_core: cancelled a resolution of %pISc in progress\n",
+			 &req->dst.sa);
+	kfree(req);
+}
+EXPORT_SYMBOL(rdma_addr_cancel);
+
+/* A neighbour became valid: every waiting request tries again now. */
+static void addr_reqs_kick(void)
+{
+	struct addr_req *req;
+
+	spin_lock_bh(&addr_lock);
+	list_for_each_entry(req, &addr_reqs, node)
+		mod_delayed_work(addr_wq, &req->work, 0);
+	spin_unlock_bh(&addr_lock);
+}
+
 static int addr_netevent(struct notifier_block *nb, unsigned long event,
 			 void *ctx)
 {
@@ -362,6 +676,7 @@ static int addr_netevent(struct notifier_block *nb, unsigned long event,
 	if (event == NETEVENT_NEIGH_UPDATE && (n->nud_state & NUD_VALID)) {
 		atomic_inc(&neigh_updates);
 		wake_up_all(&neigh_waitq);
+		addr_reqs_kick();
 	}
 	return NOTIFY_DONE;
 }
@@ -370,14 +685,30 @@ static struct notifier_block addr_netevent_nb = {
 	.notifier_call = addr_netevent,
 };
 
-/* addr_init - start watching neighbour updates, at ib_core load. */
+/*
+ * addr_init - the resolution workqueue and the watch on neighbour
+ * updates, at ib_core load.
+ */
 int addr_init(void)
 {
-	return register_netevent_notifier(&addr_netevent_nb);
+	int ret;
+
+	addr_wq = alloc_ordered_workqueue("ib_addr", WQ_MEM_RECLAIM);
+	if (!addr_wq)
+		return -ENOMEM;
+	ret = register_netevent_notifier(&addr_netevent_nb);
+	if (ret)
+		destroy_workqueue(addr_wq);
+	return ret;
 }
 
-/* addr_cleanup - stop watching neighbour updates, at ib_core unload. */
+/*
+ * addr_cleanup - at ib_core unload, when no module that could have a
+ * request pending is left.
+ */
 void addr_cleanup(void)
 {
 	unregister_netevent_notifier(&addr_netevent_nb);
+	WARN_ON(!list_empty(&addr_reqs));
+	destroy_workqueue(addr_wq);
 }

@@ -44,10 +44,9 @@ static char *ibdev = "rxe0";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "the RoCE device to test (default rxe0)");
 
-#define LT_ADDR4	htonl(0x0a0d0001)
 /* A second address: packets from it come from a host other than the path */
 #define LT_ADDR4_OTHER	htonl(0x0a0d0003)
-static const struct in6_addr lt_addr6 = {
+const struct in6_addr lt_addr6 = {
 	{ { 0xfd, 0, 0, 0x13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } } };
 
 struct ib_device *lt_dev;
@@ -1836,6 +1835,11 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "mad_cancel", mad_cancel },
 	{ "mad_many", mad_many },
 	{ "mad_malformed", mad_malformed },
+	{ "addr_resolve_local", addr_resolve_local },
+	{ "addr_resolve_by_gid_attr", addr_resolve_by_gid_attr },
+	{ "addr_resolve_errors", addr_resolve_errors },
+	{ "addr_resolve_timeout", addr_resolve_timeout },
+	{ "addr_resolve_cancel", addr_resolve_cancel },
 };
 
 static void lt_fini(void)

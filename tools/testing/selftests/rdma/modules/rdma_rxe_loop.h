@@ -7,7 +7,8 @@
  * rdma_rxe_guard.c the cases where the device must refuse something;
  * rdma_rxe_limits.c those of the limits query_device() reports;
  * rdma_rxe_qp_events.c those of QP operations and events; rdma_rxe_mad.c
- * those of the GSI QP (QP 1) and the MAD layer on it.
+ * those of the GSI QP (QP 1) and the MAD layer on it; rdma_rxe_addr.c
+ * those of rdma_resolve_ip() on the device's netdev.
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -126,6 +127,10 @@ struct lt_traffic {
 	u32 mad_unmatched;
 };
 
+/* The module's own addresses on the netdev: 10.13.0.1/24, fd00:0:13::1/64 */
+#define LT_ADDR4	htonl(0x0a0d0001)
+extern const struct in6_addr lt_addr6;
+
 extern struct lt_traffic lt_traffic;
 extern struct ib_device *lt_dev;
 extern struct net_device *lt_ndev;
@@ -233,5 +238,12 @@ void mad_forged_response(struct rdma_ktap_ctx *ctx);
 void mad_cancel(struct rdma_ktap_ctx *ctx);
 void mad_many(struct rdma_ktap_ctx *ctx);
 void mad_malformed(struct rdma_ktap_ctx *ctx);
+
+/* The cases of rdma_rxe_addr.c */
+void addr_resolve_local(struct rdma_ktap_ctx *ctx);
+void addr_resolve_by_gid_attr(struct rdma_ktap_ctx *ctx);
+void addr_resolve_errors(struct rdma_ktap_ctx *ctx);
+void addr_resolve_timeout(struct rdma_ktap_ctx *ctx);
+void addr_resolve_cancel(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */
