@@ -593,7 +593,7 @@ int rdma_resolve_ip(struct sockaddr *src_addr, const struct sockaddr *dst_addr,
 	if ((fam != AF_INET && (!IS_ENABLED(CONFIG_IPV6) || fam != AF_INET6)) ||
 	    (src_addr && src_addr->sa_family &&
 	     src_addr->sa_family != fam) || !callback) {
-		pr_debug("ib_core: rdma_resolve_ip: bad address families %u/%u\n",
+		pr_debug("ib_core: %s: bad address families %u/%u\n", __func__,
 			 src_addr ? src_addr->sa_family : 0, fam);
 		return -EINVAL;
 	}

@@ -1840,6 +1840,9 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "addr_resolve_errors", addr_resolve_errors },
 	{ "addr_resolve_timeout", addr_resolve_timeout },
 	{ "addr_resolve_cancel", addr_resolve_cancel },
+	{ "path_pack_unpack", path_pack_unpack },
+	{ "path_ah_attr_roce", path_ah_attr_roce },
+	{ "path_sa_client", path_sa_client },
 };
 
 static void lt_fini(void)

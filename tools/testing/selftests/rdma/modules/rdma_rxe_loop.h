@@ -8,7 +8,8 @@
  * rdma_rxe_limits.c those of the limits query_device() reports;
  * rdma_rxe_qp_events.c those of QP operations and events; rdma_rxe_mad.c
  * those of the GSI QP (QP 1) and the MAD layer on it; rdma_rxe_addr.c
- * those of rdma_resolve_ip() on the device's netdev.
+ * those of rdma_resolve_ip() on the device's netdev; rdma_rxe_path.c those
+ * of paths (ib_sa.h).
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -245,5 +246,10 @@ void addr_resolve_by_gid_attr(struct rdma_ktap_ctx *ctx);
 void addr_resolve_errors(struct rdma_ktap_ctx *ctx);
 void addr_resolve_timeout(struct rdma_ktap_ctx *ctx);
 void addr_resolve_cancel(struct rdma_ktap_ctx *ctx);
+
+/* The cases of rdma_rxe_path.c */
+void path_pack_unpack(struct rdma_ktap_ctx *ctx);
+void path_ah_attr_roce(struct rdma_ktap_ctx *ctx);
+void path_sa_client(struct rdma_ktap_ctx *ctx);
 
 #endif /* RDMA_RXE_LOOP_H */

@@ -854,6 +854,49 @@ out_free:
 	kfree(bufs);
 }
 
+/* What mad_malformed() sends, and which counter each must move. */
+static const struct {
+	const char	*what;
+	bool		unmatched;	/* else malformed */
+} mt_forgeries[] = {
+	{ "truncated MAD", false },
+	{ "base version 2", false },
+	{ "SMP on QP 1", false },
+	{ "CM GET of a message attribute", false },
+	{ "response to no agent", true },
+	{ "response to an agent that sent nothing", true },
+};
+
+/*
+ * Turn the GET in @mad into forgery @i of mt_forgeries (@hi_tid: the
+ * serving agent's); returns the bytes to send.
+ */
+static u32 mt_forge(struct ib_mad *mad, unsigned int i, u32 hi_tid)
+{
+	u32 low = be64_to_cpu(mad->mad_hdr.tid) & 0xffffffff;
+
+	switch (i) {
+	case 0:
+		return 100;
+	case 1:
+		mad->mad_hdr.base_version = 2;
+		break;
+	case 2:
+		mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+		break;
+	case 3:
+		mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_CM;
+		mad->mad_hdr.class_version = 2;
+		break;
+	default:
+		mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+		mad->mad_hdr.tid = cpu_to_be64((u64)(i == 4 ? 0xfffffff0 : hi_tid)
+					       << 32 | low);
+		break;
+	}
+	return IB_MGMT_MAD_SIZE;
+}
+
 /*
  * What the MAD layer drops, sent from a UD QP that owns the GSI Q_Key so
  * that rxe lets it through to QP 1: a truncated MAD, another base
@@ -872,10 +915,11 @@ void mad_malformed(struct rdma_ktap_ctx *ctx)
 		.mgmt_class_version = 2,
 	};
 	struct ib_ah *ah = NULL;
-	struct ib_mad *mad;
 	struct mt_agent s;
 	struct lt_end u;
+	unsigned int i;
 	int n = 0;
+	u32 len;
 
 	memset(&u, 0, sizeof(u));
 	if (!mt_register(ctx, &s, MT_CLASS_SERVED, true))
@@ -896,44 +940,16 @@ void mad_malformed(struct rdma_ktap_ctx *ctx)
 	if (!ah)
 		goto out;
 
-	gsi_ud_mad(&u, ++n);
-	if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, 100, false, n,
-			 "truncated MAD"))
-		goto out;
-	lt_traffic.mad_bad++;
-	mad = gsi_ud_mad(&u, ++n);
-	mad->mad_hdr.base_version = 2;
-	if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, IB_MGMT_MAD_SIZE,
-			 false, n, "base version 2"))
-		goto out;
-	lt_traffic.mad_bad++;
-	mad = gsi_ud_mad(&u, ++n);
-	mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, IB_MGMT_MAD_SIZE,
-			 false, n, "SMP on QP 1"))
-		goto out;
-	lt_traffic.mad_bad++;
-	mad = gsi_ud_mad(&u, ++n);
-	mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_CM;
-	mad->mad_hdr.class_version = 2;
-	if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, IB_MGMT_MAD_SIZE,
-			 false, n, "CM GET of a message attribute"))
-		goto out;
-	lt_traffic.mad_bad++;
-	mad = gsi_ud_mad(&u, ++n);
-	mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-	mad->mad_hdr.tid = cpu_to_be64(0xfffffff0ULL << 32 | n);
-	if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, IB_MGMT_MAD_SIZE,
-			 false, n, "response to no agent"))
-		goto out;
-	lt_traffic.mad_unmatched++;
-	mad = gsi_ud_mad(&u, ++n);
-	mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
-	mad->mad_hdr.tid = cpu_to_be64((u64)s.agent->hi_tid << 32 | n);
-	if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, IB_MGMT_MAD_SIZE,
-			 false, n, "response to an agent that sent nothing"))
-		goto out;
-	lt_traffic.mad_unmatched++;
+	for (i = 0; i < ARRAY_SIZE(mt_forgeries); i++) {
+		len = mt_forge(gsi_ud_mad(&u, ++n), i, s.agent->hi_tid);
+		if (!gsi_send_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, len, false,
+				 n, mt_forgeries[i].what))
+			goto out;
+		if (mt_forgeries[i].unmatched)
+			lt_traffic.mad_unmatched++;
+		else
+			lt_traffic.mad_bad++;
+	}
 	/* and a well-formed GET still gets through */
 	gsi_from_ud(ctx, &u, &s, ah, IB_QP_SET_QKEY, true, ++n, "good GET");
 	/* its answer went to the UD QP, which posted no receive */
