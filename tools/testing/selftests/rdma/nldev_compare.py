@@ -10,14 +10,11 @@ compared except those that legitimately differ between two machines (GUIDs,
 indices, ifindex, keys, object numbers, pids, counter values).  Every
 difference is printed; exit status 1 if there is any.
 
-Two differences are known and allowed, each printed as a NOTE:
-- stock ib_core has a MAD layer, which on every RoCE port makes the GSI
-  QP (QP1) with a PD and a CQ of its own (comm "ib_core"); ours has no
-  MAD layer.  Exactly those three stock objects per device are left out,
-  and the "res show" counts of stock lowered by one each.  Anything else
-  of comm "ib_core" is compared as usual.
-- our rdma_rxe has counters stock lacks: OUR_COUNTERS, listed here one by
-  one.  Every stock counter must exist on ours, in the same order.
+One difference is known and allowed, printed as a NOTE: our rdma_rxe
+has counters stock lacks, OUR_COUNTERS, listed here one by one.  Every
+stock counter must exist on ours, in the same order.  Both MAD layers'
+objects (the GSI QP, its PD and CQ, comm "ib_core") are compared like
+any others.
 """
 
 import json
@@ -74,46 +71,6 @@ def key(row, fields):
     return tuple(str(row.get(f)) for f in fields)
 
 
-def take_one(rows, view, dev, match, what, notes, diffs):
-    """Remove the one row of @rows on @dev that @match accepts."""
-    found = [r for r in rows if r.get("ifname") == dev and match(r)]
-    if len(found) != 1:
-        diffs.append("%s %s: want exactly one stock %s, found %d" %
-                     (view, dev, what, len(found)))
-        return False
-    rows.remove(found[0])
-    notes.append("%s %s: left out stock's %s: %s" %
-                 (view, dev, what, json.dumps(found[0], sort_keys=True)))
-    return True
-
-
-def discount_mad(stock, notes, diffs):
-    """Leave out the objects of stock's MAD layer (see the module doc)."""
-    devs = [r.get("ifname") for r in stock.get("dev", [])]
-    lowered = {}
-    for dev in devs:
-        for view, what, match in (
-                ("res_qp", "GSI QP (QP1) of the MAD layer",
-                 lambda r: (r.get("comm") == "ib_core" and
-                            r.get("type") == "GSI" and r.get("lqpn") == 1)),
-                ("res_pd", "MAD layer PD",
-                 lambda r: r.get("comm") == "ib_core"),
-                ("res_cq", "MAD layer CQ",
-                 lambda r: r.get("comm") == "ib_core")):
-            if view in stock and take_one(stock[view], view, dev, match,
-                                          what, notes, diffs):
-                lowered.setdefault(dev, []).append(view[4:])
-    for row in stock.get("res", []):
-        for obj in lowered.get(row.get("ifname"), []):
-            if isinstance(row.get(obj), int):
-                row[obj] -= 1
-                notes.append("res %s: stock's %s count lowered by one to %d" %
-                             (row.get("ifname"), obj, row[obj]))
-            else:
-                diffs.append("res %s: stock has no %s count to lower" %
-                             (row.get("ifname"), obj))
-
-
 def compare_counters(k, ours, stock, notes, diffs):
     """Stock's counter names in stock's order, then OUR_COUNTERS."""
     names_o = [f for f in ours if f not in ("ifname", "port")]
@@ -162,7 +119,6 @@ def main():
         except (OSError, ValueError) as e:
             diffs.append("%s: cannot read: %s" % (view, e))
             ours_all.pop(view, None)
-    discount_mad(stock_all, notes, diffs)
     for view, fields in KEYS.items():
         if view not in ours_all or view not in stock_all:
             continue

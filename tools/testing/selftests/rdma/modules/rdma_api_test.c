@@ -978,12 +978,13 @@ static void port_immutable_eth_speed(struct rdma_ktap_ctx *ctx)
 		goto out;
 	im = ib_port_immutable_read(fx.dev, 1);
 	if (RDMA_KT_EXPECT(ctx, im, "no immutable data for port 1")) {
-		RDMA_KT_EQ(ctx, im->core_cap_flags,
-			   RDMA_CORE_PORT_IBA_ROCE |
-			   RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP);
+		RDMA_KT_EQ(ctx, im->core_cap_flags, RDMA_MOCK_CORE_CAPS);
 		RDMA_KT_EQ(ctx, im->gid_tbl_len, RDMA_MOCK_GID_TBL_LEN);
 		RDMA_KT_EQ(ctx, im->pkey_tbl_len, 1);
-		RDMA_KT_EQ(ctx, im->max_mad_size, 256);
+		RDMA_KT_EQ(ctx, im->max_mad_size, 0);
+		RDMA_KT_EXPECT(ctx, !rdma_cap_ib_mad(fx.dev, 1) &&
+			       rdma_protocol_roce(fx.dev, 1),
+			       "the mock's port: RoCE, no MADs");
 	}
 	im = ib_port_immutable_read(fx.dev, 2);
 	RDMA_KT_EXPECT(ctx, im && im->gid_tbl_len == RDMA_MOCK_GID_TBL_LEN,

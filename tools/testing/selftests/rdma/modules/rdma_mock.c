@@ -26,7 +26,6 @@
 #include "rdma_mock.h"
 
 /* Size of a MAD on a RoCE port (an IB MAD, 256 bytes). */
-#define MOCK_MAD_SIZE		256
 #define MOCK_MAX_MR_PAGES	256
 
 /* ---- device and port queries ------------------------------------------ */
@@ -114,9 +113,13 @@ static int mock_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	immutable->pkey_tbl_len = 1;
 	immutable->gid_tbl_len = RDMA_MOCK_GID_TBL_LEN;
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
-				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	immutable->max_mad_size = MOCK_MAD_SIZE;
+	/*
+	 * A RoCE port without the MAD interface: the mock makes no GSI QP,
+	 * so the core's MAD layer must leave its ports alone (and the
+	 * fixtures count only their cases' objects).
+	 */
+	immutable->core_cap_flags = RDMA_MOCK_CORE_CAPS;
+	immutable->max_mad_size = 0;
 	return 0;
 }
 

@@ -24,6 +24,10 @@
 
 #define RDMA_MOCK_MAX_PORTS	2
 #define RDMA_MOCK_GID_TBL_LEN	16
+/* RoCE v1 and v2 ports without management datagrams (no GSI QP) */
+#define RDMA_MOCK_CORE_CAPS	((RDMA_CORE_PORT_IBA_ROCE | \
+				  RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP) & \
+				 ~RDMA_CORE_CAP_IB_MAD)
 #define RDMA_MOCK_MAX_WR	256
 #define RDMA_MOCK_MAX_CQE	1024
 #define RDMA_MOCK_MAX_SGE	4
