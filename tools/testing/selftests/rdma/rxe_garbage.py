@@ -26,7 +26,8 @@ rxe_recv.c documents:
   UD: Q_Key                                 drop_qkey
   UD: payload > path MTU                    drop_length
 
-The receiver has exactly one QP (--qpn, UD, Q_Key --qkey, in RTS).
+The receiver has exactly one QP (--qpn, UD, Q_Key --qkey, in RTS) besides
+QP 1, the GSI QP of its MAD layer (Q_Key 0x80010000).
 IPv4 datagrams are sent through a raw socket with a header written here
 (so the ICRC, which covers most of the IP header, is known), IPv6 ones
 through a UDP socket bound to a known address and port; datagrams larger
@@ -51,8 +52,13 @@ from roce_lib import (PORT, QPN_MASK, UD, bth, icrc,  # noqa: E402
                       ipv4_hdr, ipv6_hdr, opcode_info)
 
 
+# QP 1 of the receiver's MAD layer and the only Q_Key it takes.
+GSI_QPN = 1
+GSI_QKEY = 0x80010000
+
+
 class Peer:
-    """What the receiver has: one UD QP."""
+    """What the receiver has: one UD QP (and QP 1, see GSI_QPN)."""
 
     def __init__(self, qpn, qkey, mtu):
         self.qpn, self.qkey, self.mtu = qpn, qkey, mtu
@@ -94,12 +100,16 @@ def classify(peer, l3, v6, udp):
     if not pkey & 0x7fff or (pkey & 0x7fff) != 0x7fff:
         return "drop_pkey"
     qpn = int.from_bytes(b[5:8], 'big')
-    if qpn != peer.qpn:
+    if qpn == GSI_QPN:
+        qp_qkey = GSI_QKEY
+    elif qpn == peer.qpn:
+        qp_qkey = peer.qkey
+    else:
         return "drop_qpn"
     if tp != UD:
         return "drop_opcode"
     qkey = struct.unpack('>I', b[12:16])[0]
-    if qkey != peer.qkey:
+    if qkey != qp_qkey:
         return "drop_qkey"
     if paylen > peer.mtu:
         return "drop_length"
@@ -252,8 +262,9 @@ def run(s, peer, rnd, nrandom):
     # Valid ICRC, bad fields.
     for pkey in (0x0000, 0x8000, 0x1234, 0x0001, 0x7ffe):
         s.send("bad_pkey", ud_send(peer, p64[:8], pkey=pkey))
-    for qpn in (0, 1, 2, 0xffffff, 0x123456, peer.qpn + 1, peer.qpn ^ 0x800000):
+    for qpn in (0, 2, 0xffffff, 0x123456, peer.qpn + 1, peer.qpn ^ 0x800000):
         s.send("unknown_qpn", ud_send(peer, p64[:8], qpn=qpn))
+    s.send("gsi_wrong_qkey", ud_send(peer, p64[:8], qpn=GSI_QPN))
     for qkey in (0, peer.qkey ^ 1, 0x80010000, peer.qkey | 0x80000000,
                  0xffffffff):
         if qkey != peer.qkey:
