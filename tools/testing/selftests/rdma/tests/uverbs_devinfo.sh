@@ -568,6 +568,8 @@ print("closed", flush=True)' <"$fifo" >"$out" 2>&1 &
 	has_line "$out" "it closes every object and the device" "closed"
 	ktap_check "modprobe rdma_rxe again" modprobe rdma_rxe
 	ktap_check "rdma link add rxe0 again" rdma_link_add_rxe rxe0
+	ktap_check "the new rxe0 has its MAD layer (QP 1)" \
+		test -e /sys/kernel/debug/ib_mad/rxe0/1
 }
 
 guest_a() {
