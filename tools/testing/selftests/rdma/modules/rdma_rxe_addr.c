@@ -51,6 +51,17 @@ static void at_init(struct at_req *r)
 	init_completion(&r->done);
 }
 
+/* A new request, set up; NULL (and a failed check) without memory. */
+static struct at_req *at_alloc(struct rdma_ktap_ctx *ctx)
+{
+	struct at_req *r = kmalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!RDMA_KT_EXPECT(ctx, r, "no memory"))
+		return NULL;
+	at_init(r);
+	return r;
+}
+
 static void at_sin(struct sockaddr_storage *ss, __be32 a)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
@@ -118,10 +129,9 @@ void addr_resolve_local(struct rdma_ktap_ctx *ctx)
 	struct sockaddr_storage dst;
 	struct at_req *r;
 
-	r = kmalloc(sizeof(*r), GFP_KERNEL);
-	if (!RDMA_KT_EXPECT(ctx, r, "no memory"))
+	r = at_alloc(ctx);
+	if (!r)
 		return;
-	at_init(r);
 	at_sin(&dst, LT_ADDR4);
 	if (at_resolve(ctx, r, &dst, false, 2000, false))
 		at_expect_local(ctx, r, &dst);
@@ -149,9 +159,8 @@ void addr_resolve_by_gid_attr(struct rdma_ktap_ctx *ctx)
 	if (!RDMA_KT_EXPECT(ctx, !IS_ERR(sgid), "GID %d: %ld", lt_idx4,
 			    PTR_ERR(sgid)))
 		return;
-	r = kmalloc(sizeof(*r), GFP_KERNEL);
-	if (RDMA_KT_EXPECT(ctx, r, "no memory")) {
-		at_init(r);
+	r = at_alloc(ctx);
+	if (r) {
 		r->addr.net = NULL;	/* not used that way */
 		r->addr.sgid_attr = sgid;
 		at_sin(&dst, LT_ADDR4);
@@ -172,10 +181,9 @@ void addr_resolve_errors(struct rdma_ktap_ctx *ctx)
 	struct sockaddr_storage src, dst;
 	struct at_req *r;
 
-	r = kmalloc(sizeof(*r), GFP_KERNEL);
-	if (!RDMA_KT_EXPECT(ctx, r, "no memory"))
+	r = at_alloc(ctx);
+	if (!r)
 		return;
-	at_init(r);
 	at_sin(&dst, LT_ADDR4);
 	at_sin6(&src, &lt_addr6);
 	RDMA_KT_EQ(ctx, rdma_resolve_ip((struct sockaddr *)&src,
@@ -209,10 +217,9 @@ void addr_resolve_timeout(struct rdma_ktap_ctx *ctx)
 	unsigned long t0;
 	struct at_req *r;
 
-	r = kmalloc(sizeof(*r), GFP_KERNEL);
-	if (!RDMA_KT_EXPECT(ctx, r, "no memory"))
+	r = at_alloc(ctx);
+	if (!r)
 		return;
-	at_init(r);
 	at_sin(&dst, AT_NOBODY);
 	t0 = jiffies;
 	if (at_resolve(ctx, r, &dst, false, 300, false)) {

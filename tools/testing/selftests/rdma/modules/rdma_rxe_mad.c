@@ -180,6 +180,24 @@ static void mt_unregister(struct mt_agent *a)
 	a->agent = NULL;
 }
 
+/*
+ * A client: @c registered for responses only, and an AH of its PD to the
+ * module's own IPv6 (@v6) or IPv4 GID.  NULL, with @c unregistered, when
+ * either cannot be had.
+ */
+static struct ib_ah *mt_client(struct rdma_ktap_ctx *ctx, struct mt_agent *c,
+			       bool v6)
+{
+	struct ib_ah *ah;
+
+	if (!mt_register(ctx, c, 0, false))
+		return NULL;
+	ah = lt_own_ah(ctx, c->agent->qp->pd, v6);
+	if (!ah)
+		mt_unregister(c);
+	return ah;
+}
+
 /* A request of @a: class, method, TID low word @n, data from @n. */
 static struct ib_mad_send_buf *mt_request(struct rdma_ktap_ctx *ctx,
 					  struct mt_agent *a, struct ib_ah *ah,
@@ -593,11 +611,9 @@ static void mad_served(struct rdma_ktap_ctx *ctx, bool v6)
 
 	if (!mt_register(ctx, &s, MT_CLASS_SERVED, true))
 		return;
-	if (!mt_register(ctx, &c, 0, false))
-		goto out_s;
-	ah = lt_own_ah(ctx, c.agent->qp->pd, v6);
+	ah = mt_client(ctx, &c, v6);
 	if (!ah)
-		goto out_c;
+		goto out_s;
 	for (i = 1; i <= 4; i++) {
 		buf = mt_request(ctx, &c, ah, MT_CLASS_SERVED,
 				 i & 1 ? IB_MGMT_METHOD_GET : IB_MGMT_METHOD_SET,
@@ -614,7 +630,6 @@ static void mad_served(struct rdma_ktap_ctx *ctx, bool v6)
 		ib_free_send_mad(buf);
 	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-out_c:
 	mt_unregister(&c);
 out_s:
 	mt_unregister(&s);
@@ -643,11 +658,9 @@ void mad_unclaimed(struct rdma_ktap_ctx *ctx)
 	struct ib_ah *ah;
 	unsigned int i;
 
-	if (!mt_register(ctx, &c, 0, false))
-		return;
-	ah = lt_own_ah(ctx, c.agent->qp->pd, false);
+	ah = mt_client(ctx, &c, false);
 	if (!ah)
-		goto out;
+		return;
 	for (i = 0; i < ARRAY_SIZE(methods); i++) {
 		buf = mt_request(ctx, &c, ah, MT_CLASS_UNCLAIMED, methods[i],
 				 i + 1, LT_WAIT_MS, 0);
@@ -671,7 +684,6 @@ void mad_unclaimed(struct rdma_ktap_ctx *ctx)
 		ib_free_send_mad(buf);
 	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-out:
 	mt_unregister(&c);
 }
 
@@ -682,17 +694,15 @@ out:
 void mad_forged_response(struct rdma_ktap_ctx *ctx)
 {
 	struct ib_mad_send_buf *buf;
-	struct ib_ah *ah = NULL;
 	struct mt_agent s, c;
+	struct ib_ah *ah;
 	int round;
 
 	if (!mt_register(ctx, &s, MT_CLASS_SERVED, true))
 		return;
-	if (!mt_register(ctx, &c, 0, false))
-		goto out_s;
-	ah = lt_own_ah(ctx, c.agent->qp->pd, false);
+	ah = mt_client(ctx, &c, false);
 	if (!ah)
-		goto out;
+		goto out_s;
 	for (round = 0; round < 2; round++) {
 		if (round == 0) {
 			s.reply_tid_xor = 1;
@@ -717,9 +727,7 @@ void mad_forged_response(struct rdma_ktap_ctx *ctx)
 	}
 	/* wait for the serving agent's last answer to be sent */
 	msleep(LT_QUIET_MS);
-out:
-	if (ah)
-		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	mt_unregister(&c);
 out_s:
 	mt_unregister(&s);
@@ -739,11 +747,9 @@ void mad_cancel(struct rdma_ktap_ctx *ctx)
 	struct ib_ah *ah;
 	unsigned int i;
 
-	if (!mt_register(ctx, &c, 0, false))
-		return;
-	ah = lt_own_ah(ctx, c.agent->qp->pd, false);
+	ah = mt_client(ctx, &c, false);
 	if (!ah)
-		goto out;
+		return;
 
 	c.want_status = IB_WC_WR_FLUSH_ERR;
 	buf = mt_request(ctx, &c, ah, MT_CLASS_UNCLAIMED, IB_MGMT_METHOD_SEND,
@@ -794,9 +800,6 @@ void mad_cancel(struct rdma_ktap_ctx *ctx)
 		}
 	}
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-	return;
-out:
-	mt_unregister(&c);
 }
 
 /*
@@ -814,11 +817,9 @@ void mad_many(struct rdma_ktap_ctx *ctx)
 	bufs = kcalloc(MT_MANY, sizeof(*bufs), GFP_KERNEL);
 	if (!RDMA_KT_EXPECT(ctx, bufs, "no memory"))
 		return;
-	if (!mt_register(ctx, &c, 0, false))
-		goto out_free;
-	ah = lt_own_ah(ctx, c.agent->qp->pd, false);
+	ah = mt_client(ctx, &c, false);
 	if (!ah)
-		goto out;
+		goto out_free;
 	c.want_status = IB_WC_SUCCESS;
 	for (i = 0; i < MT_MANY; i++) {
 		bufs[i] = mt_request(ctx, &c, ah, MT_CLASS_UNCLAIMED,
@@ -847,9 +848,6 @@ void mad_many(struct rdma_ktap_ctx *ctx)
 	for (i = 0; i < MT_MANY; i++)
 		if (bufs[i])
 			ib_free_send_mad(bufs[i]);
-	goto out_free;
-out:
-	mt_unregister(&c);
 out_free:
 	kfree(bufs);
 }
