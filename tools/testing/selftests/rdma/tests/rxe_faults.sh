@@ -40,6 +40,8 @@ FAULT_PERCENT=${FAULT_PERCENT:-10}
 LINK_FAULT_PERCENT=${LINK_FAULT_PERCENT:-3}
 # Injections each attribute allows before it stops by itself.
 TIMES=100000
+ARMED=
+INJECTED_BEFORE=0
 
 # The address range of the text of ib_core and rdma_rxe (and of whatever
 # lies between them): "START END".
@@ -65,6 +67,9 @@ faults_on() {
 	local a range
 
 	range=$(our_text_range) || return 1
+	# re-arming resets the countdown: keep what it counted so far
+	[ -n "$ARMED" ] && INJECTED_BEFORE=$(injected)
+	ARMED=1
 	for a in failslab fail_page_alloc; do
 		echo "$1" >"$FI/$a/probability" &&
 			echo "${2:-1}" >"$FI/$a/interval" &&
@@ -87,8 +92,11 @@ faults_off() {
 }
 
 # injected: failures injected so far, both attributes together.
+# Each arming counts down from TIMES; INJECTED_BEFORE holds what earlier
+# armings counted.
 injected() {
-	echo $((2 * TIMES - $(cat "$FI/failslab/times") - $(cat "$FI/fail_page_alloc/times")))
+	echo $((INJECTED_BEFORE + 2 * TIMES - $(cat "$FI/failslab/times") -
+		$(cat "$FI/fail_page_alloc/times")))
 }
 
 # faulty CMD...: run CMD as a marked process.
@@ -230,8 +238,14 @@ guest() {
 		return
 	fi
 	ktap_check "modprobe rdma_rxe" modprobe rdma_rxe || return
-	ktap_check "failslab and fail_page_alloc armed for ib_core/rdma_rxe ($(our_text_range))" \
-		faults_on "$LINK_FAULT_PERCENT" || return
+	# not through ktap_check: faults_on keeps its count in this shell
+	if faults_on "$LINK_FAULT_PERCENT"; then
+		ktap_ok "failslab and fail_page_alloc armed for ib_core/rdma_rxe ($(our_text_range))"
+	else
+		ktap_fail "failslab and fail_page_alloc armed for ib_core/rdma_rxe" \
+			"could not write the fault injection attributes"
+		return
+	fi
 	echo 'module ib_core +p; module rdma_rxe +p' >/proc/dynamic_debug/control
 	kmsg_mark "faults start"
 
