@@ -197,6 +197,11 @@ void rdma_nl_exit(void);
 int nldev_init(void);
 void nldev_exit(void);
 
+/* The network header type of a received UD packet (verbs.c). */
+enum rdma_network_type ib_wc_net_type(struct ib_device *dev, u32 port,
+				      const struct ib_wc *wc,
+				      const struct ib_grh *grh);
+
 /* The MAD layer (mad_port.c): a client of every device with MADs. */
 int ib_mad_init(void);
 void ib_mad_cleanup(void);

@@ -10,6 +10,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_cache.h>
 
+#include "core_priv.h"
 #include "mad_priv.h"
 
 /* Agents by hi_tid, for routing responses; RCU-safe loads. */
@@ -99,11 +100,6 @@ static bool mad_regs_overlap(const struct ib_mad_reg_req *a,
 		return false;
 	return bitmap_intersects(a->method_mask, b->method_mask,
 				 IB_MGMT_MAX_METHODS);
-}
-
-static void mad_agent_free(struct ib_mad_agent_priv *priv)
-{
-	kfree_rcu(priv, rcu);
 }
 
 /**
@@ -292,13 +288,8 @@ static void mad_tx_unmap(struct ib_mad_tx *tx)
 			    IB_MGMT_MAD_SIZE, DMA_TO_DEVICE);
 }
 
-/**
- * ib_mad_tx_is_done - may a send be reported now?
- * @tx: the send; port lock held
- *
- * Return: true when it is outstanding and nothing keeps it going.
- */
-bool ib_mad_tx_is_done(const struct ib_mad_tx *tx)
+/* May @tx be reported now (port lock held)?  Outstanding, nothing busy. */
+static bool mad_tx_is_done(const struct ib_mad_tx *tx)
 {
 	return tx->outstanding && !tx->posted && !tx->waiting &&
 	       !tx->matching;
@@ -311,11 +302,8 @@ static void mad_tx_retire(struct ib_mad_tx *tx, struct list_head *done)
 	list_move_tail(&tx->node, done);
 }
 
-/**
- * ib_mad_tx_report - tell the agent how a send ended
- * @tx: a send taken off its agent's list, port lock not held
- */
-void ib_mad_tx_report(struct ib_mad_tx *tx)
+/* Tell the agent how @tx ended; it is off its list, port lock not held. */
+static void mad_tx_report(struct ib_mad_tx *tx)
 {
 	struct ib_mad_agent_priv *priv = tx->agent;
 	struct ib_mad_send_wc wc = {
@@ -337,7 +325,7 @@ static void mad_report_list(struct list_head *done)
 
 	list_for_each_entry_safe(tx, next, done, node) {
 		list_del_init(&tx->node);
-		ib_mad_tx_report(tx);
+		mad_tx_report(tx);
 	}
 }
 
@@ -378,14 +366,12 @@ static void mad_tx_start(struct ib_mad_port *port, struct ib_mad_tx *tx)
 	port->sq_used++;
 }
 
-/**
- * ib_mad_port_unqueue - post the sends waiting for room, as room allows
- * @port: the port; its lock held
- *
+/*
+ * Post the sends waiting for room, as room allows (port lock held).
  * Sends that cannot be posted end with IB_WC_GENERAL_ERR, reported by
  * their agent's timeout work.
  */
-void ib_mad_port_unqueue(struct ib_mad_port *port)
+static void mad_port_unqueue(struct ib_mad_port *port)
 {
 	struct ib_mad_tx *tx;
 	int ret;
@@ -436,9 +422,9 @@ static void mad_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			       msecs_to_jiffies(tx->send_buf.timeout_ms);
 		mad_arm_timeout(priv, tx->deadline);
 	}
-	if (ib_mad_tx_is_done(tx))
+	if (mad_tx_is_done(tx))
 		mad_tx_retire(tx, &done);
-	ib_mad_port_unqueue(port);
+	mad_port_unqueue(port);
 	if (port->closing && !port->sq_used && !port->rx_posted)
 		wake_up(&port->drained);
 	spin_unlock_irqrestore(&port->lock, irqf);
@@ -448,7 +434,7 @@ static void mad_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * End the waits of @priv whose time is up: retransmit while retries
  * remain, else report a timeout.  Sends that ended while queued (see
- * ib_mad_port_unqueue()) are reported here too.
+ * mad_port_unqueue()) are reported here too.
  */
 static void mad_timeout_work(struct work_struct *work)
 {
@@ -473,7 +459,7 @@ static void mad_timeout_work(struct work_struct *work)
 				tx->status = IB_WC_RESP_TIMEOUT_ERR;
 			}
 		}
-		if (ib_mad_tx_is_done(tx)) {
+		if (mad_tx_is_done(tx)) {
 			mad_tx_retire(tx, &done);
 		} else if (tx->waiting && (!rearm || time_before(tx->deadline, next))) {
 			next = tx->deadline;
@@ -510,7 +496,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 		if (tx->status == IB_WC_SUCCESS)
 			tx->status = IB_WC_WR_FLUSH_ERR;
 		tx->waiting = false;
-		if (ib_mad_tx_is_done(tx))
+		if (mad_tx_is_done(tx))
 			mad_tx_retire(tx, &done);
 	}
 	spin_unlock_irqrestore(&port->lock, irqf);
@@ -521,7 +507,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	wait_for_completion(&priv->released);
 	/* Nothing can arm it any more: no send of the agent is left. */
 	cancel_delayed_work_sync(&priv->timeout_work);
-	mad_agent_free(priv);
+	kfree_rcu(priv, rcu);
 }
 EXPORT_SYMBOL(ib_unregister_mad_agent);
 
@@ -745,7 +731,7 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 	} else if (!timeout_ms) {
 		tx->status = IB_WC_WR_FLUSH_ERR;
 		tx->waiting = false;
-		if (ib_mad_tx_is_done(tx))
+		if (mad_tx_is_done(tx))
 			mad_tx_retire(tx, &done);
 	} else {
 		tx->send_buf.timeout_ms = min_t(u32, timeout_ms, INT_MAX);
@@ -764,15 +750,20 @@ EXPORT_SYMBOL(ib_modify_mad);
 static bool mad_from_dest(const struct ib_mad_tx *tx,
 			  const struct ib_mad_rx *rx)
 {
-	union ib_gid sgid, dgid;
+	const struct ib_grh *grh = (const struct ib_grh *)rx->buf;
+	struct ib_mad_port *port = rx->port;
 	bool tx_grh = memchr_inv(&tx->dgid, 0, sizeof(tx->dgid));
+	union ib_gid sgid, dgid;
 
 	if (!(rx->wc.wc_flags & IB_WC_GRH))
 		return !tx_grh;
 	if (!tx_grh)
 		return false;
-	if (ib_get_gids_from_rdma_hdr((const union rdma_network_hdr *)rx->buf,
-				      rx->wc.network_hdr_type, &sgid, &dgid))
+	if (ib_get_gids_from_rdma_hdr((const union rdma_network_hdr *)grh,
+				      ib_wc_net_type(port->device,
+						     port->port_num, &rx->wc,
+						     grh),
+				      &sgid, &dgid))
 		return false;
 	return !memcmp(&sgid, &tx->dgid, sizeof(sgid));
 }
@@ -824,7 +815,7 @@ bool ib_mad_deliver_response(struct ib_mad_agent_priv *priv,
 
 	spin_lock_irqsave(&port->lock, irqf);
 	found->matching = false;
-	if (ib_mad_tx_is_done(found))
+	if (mad_tx_is_done(found))
 		mad_tx_retire(found, &done);
 	spin_unlock_irqrestore(&port->lock, irqf);
 	mad_report_list(&done);

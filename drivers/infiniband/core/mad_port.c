@@ -67,11 +67,8 @@ struct ib_mad_port *ib_mad_port_get(struct ib_device *device, u32 port_num)
 	return md->port[port_num];
 }
 
-/**
- * ib_mad_rx_free - free a receive buffer that is no longer posted
- * @rx: the buffer
- */
-void ib_mad_rx_free(struct ib_mad_rx *rx)
+/* Free a receive buffer that is no longer posted. */
+static void mad_rx_free(struct ib_mad_rx *rx)
 {
 	kfree(rx);
 }
@@ -82,11 +79,12 @@ void ib_mad_rx_free(struct ib_mad_rx *rx)
  */
 void ib_free_recv_mad(struct ib_mad_recv_wc *mad_recv_wc)
 {
-	ib_mad_rx_free(container_of(mad_recv_wc, struct ib_mad_rx, recv_wc));
+	mad_rx_free(container_of(mad_recv_wc, struct ib_mad_rx, recv_wc));
 }
 EXPORT_SYMBOL(ib_free_recv_mad);
 
 static void mad_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+static void mad_port_close(struct ib_mad_port *port);
 
 /* Nothing posted any more; for the close, after the QP went to error. */
 static bool mad_port_idle(struct ib_mad_port *port)
@@ -147,7 +145,7 @@ static int mad_rx_post(struct ib_mad_port *port, struct ib_mad_rx *rx)
 				  port->port_num, ret);
 		ib_dma_unmap_single(port->device, rx->dma, IB_MAD_RX_LEN,
 				    DMA_FROM_DEVICE);
-		ib_mad_rx_free(rx);
+		mad_rx_free(rx);
 	}
 	return ret;
 }
@@ -311,7 +309,7 @@ static void mad_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			ibdev_dbg(port->device, "port %u: MAD receive failed: %s\n",
 				  port->port_num, ib_wc_status_msg(wc->status));
-		ib_mad_rx_free(rx);
+		mad_rx_free(rx);
 		return;
 	}
 
@@ -324,7 +322,7 @@ static void mad_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rx->dma = ib_dma_map_single(port->device, rx->buf,
 					    IB_MAD_RX_LEN, DMA_FROM_DEVICE);
 		if (ib_dma_mapping_error(port->device, rx->dma))
-			ib_mad_rx_free(rx);
+			mad_rx_free(rx);
 		else
 			mad_rx_post(port, rx);
 		return;
@@ -346,11 +344,11 @@ static void mad_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic64_inc(&port->stats.rx_bad);
 		ibdev_dbg(port->device, "port %u: MAD from QP %#x dropped: %s\n",
 			  port->port_num, wc->src_qp, why);
-		ib_mad_rx_free(rx);
+		mad_rx_free(rx);
 		return;
 	}
 	if (!mad_dispatch(port, rx))
-		ib_mad_rx_free(rx);
+		mad_rx_free(rx);
 }
 
 /* GSI QP from RESET to RTS: P_Key 0xFFFF's index (else 0), the GSI key. */
@@ -454,7 +452,7 @@ static struct ib_mad_port *mad_port_open(struct ib_device *device,
 	return port;
 
 err_close:
-	ib_mad_port_close(port);
+	mad_port_close(port);
 	return ERR_PTR(ret);
 err_qp:
 	ib_destroy_qp(port->qp);
@@ -485,14 +483,12 @@ static int mad_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(mad_stats);
 
-/**
- * ib_mad_port_close - take the MAD layer off a port
- * @port: the port, whose agents are all unregistered but the reply agent
- *
- * The QP goes to the error state and every posted work request comes
- * back flushed before the QP, CQ and PD go.
+/*
+ * Take the MAD layer off @port, whose agents are all unregistered but the
+ * reply agent: the QP goes to the error state and every posted work
+ * request comes back flushed before the QP, CQ and PD go.
  */
-void ib_mad_port_close(struct ib_mad_port *port)
+static void mad_port_close(struct ib_mad_port *port)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	unsigned long irqf;
@@ -524,7 +520,7 @@ static void mad_client_remove(struct ib_device *device, void *data)
 	debugfs_remove(md->dir);
 	for (p = 0; p < md->nports; p++)
 		if (md->port[p])
-			ib_mad_port_close(md->port[p]);
+			mad_port_close(md->port[p]);
 	kfree(md);
 }
 

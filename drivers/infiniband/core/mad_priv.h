@@ -198,18 +198,13 @@ static inline bool ib_mad_vendor_range2(u8 mgmt_class)
 /* mad.c */
 struct ib_mad_agent *ib_mad_reply_agent(struct ib_mad_port *port,
 					ib_mad_send_handler send_handler);
-bool ib_mad_tx_is_done(const struct ib_mad_tx *tx);
-void ib_mad_tx_report(struct ib_mad_tx *tx);
 struct ib_mad_agent_priv *ib_mad_agent_by_tid(struct ib_mad_port *port,
 					      __be64 tid);
 void ib_mad_agent_put(struct ib_mad_agent_priv *priv);
 bool ib_mad_deliver_response(struct ib_mad_agent_priv *priv,
 			     struct ib_mad_rx *rx);
-void ib_mad_port_unqueue(struct ib_mad_port *port);
 
 /* mad_port.c */
 struct ib_mad_port *ib_mad_port_get(struct ib_device *device, u32 port_num);
-void ib_mad_port_close(struct ib_mad_port *port);
-void ib_mad_rx_free(struct ib_mad_rx *rx);
 
 #endif /* _MAD_PRIV_H */

@@ -918,6 +918,28 @@ static enum rdma_network_type roce_sniff_net_type(const struct ib_grh *grh)
 }
 
 /**
+ * ib_wc_net_type() - the network header in front of a received UD payload
+ * @dev: the device
+ * @port: the port it came in on
+ * @wc: its completion
+ * @grh: its first 40 bytes
+ *
+ * Return: the type the provider reported (IB_WC_WITH_NETWORK_HDR_TYPE),
+ * else on a RoCE port the type the 40 bytes look like, else
+ * RDMA_NETWORK_IB.
+ */
+enum rdma_network_type ib_wc_net_type(struct ib_device *dev, u32 port,
+				      const struct ib_wc *wc,
+				      const struct ib_grh *grh)
+{
+	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		return wc->network_hdr_type;
+	if (rdma_protocol_roce(dev, port))
+		return roce_sniff_net_type(grh);
+	return RDMA_NETWORK_IB;
+}
+
+/**
  * rdma_move_grh_sgid_attr() - set the GRH of a vector around a GID entry
  * @attr: the vector; it must not hold a GID reference yet
  * @dgid: destination GID (NULL keeps the one @attr has)
@@ -965,11 +987,7 @@ static int reply_attr_roce(struct ib_device *dev, u32 port,
 	if (!grh)
 		return -EINVAL;
 
-	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
-		net_type = wc->network_hdr_type;
-	else
-		net_type = roce_sniff_net_type(grh);
-
+	net_type = ib_wc_net_type(dev, port, wc, grh);
 	ret = ib_get_gids_from_rdma_hdr((const union rdma_network_hdr *)grh,
 					net_type, &sgid, &dgid);
 	if (ret)

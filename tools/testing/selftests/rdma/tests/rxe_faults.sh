@@ -231,7 +231,7 @@ not_alloc_reports() {
 }
 
 guest() {
-	local n0 n1 n2 n3 out leaks
+	local n0 n1 n2 n3 out leaks armed
 
 	if [ ! -d "$FI/failslab" ] || [ ! -d "$FI/fail_page_alloc" ]; then
 		ktap_fail "fault injection" "no $FI/failslab or fail_page_alloc (not a debug kernel)"
@@ -240,7 +240,8 @@ guest() {
 	ktap_check "modprobe rdma_rxe" modprobe rdma_rxe || return
 	# not through ktap_check: faults_on keeps its count in this shell
 	if faults_on "$LINK_FAULT_PERCENT"; then
-		ktap_ok "failslab and fail_page_alloc armed for ib_core/rdma_rxe ($(our_text_range))"
+		armed="failslab and fail_page_alloc armed for ib_core/rdma_rxe"
+		ktap_ok "$armed ($(our_text_range))"
 	else
 		ktap_fail "failslab and fail_page_alloc armed for ib_core/rdma_rxe" \
 			"could not write the fault injection attributes"

@@ -89,11 +89,10 @@ static inline void rdma_ulp_roce_ah_attr(struct ib_device *dev, u32 port,
 }
 
 /*
- * Take a new UD (or GSI) QP through INIT, RTR and RTS: on @port, P_Key
- * index 0, Q_Key @qkey, first send PSN @sq_psn.  Each transition carries
- * the attributes that step requires and no others (a GSI QP takes no
- * port: its own was named at creation).  Returns 0 or the error of the
- * transition that failed.
+ * Take a new UD QP through INIT, RTR and RTS: on @port, P_Key index 0,
+ * Q_Key @qkey, first send PSN @sq_psn.  Each transition carries the
+ * attributes that step requires and no others.  Returns 0 or the error of
+ * the transition that failed.
  */
 static inline int rdma_ulp_ud_to_rts(struct ib_qp *qp, u32 port, u32 qkey,
 				     u32 sq_psn)
