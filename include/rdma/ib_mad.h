@@ -513,7 +513,7 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms);
  * @send_buf: the outstanding send
  *
  * The send handler reports IB_WC_WR_FLUSH_ERR (once the send is off the
- * wire, if it still is on it).
+ * wire, if it still is on it), later and from another context.
  */
 static inline void ib_cancel_mad(struct ib_mad_send_buf *send_buf)
 {

@@ -249,6 +249,10 @@ int rdma_counters_refresh(struct ib_device *device, u32 port,
 /* ---- sysfs.c: /sys/class/infiniband ------------------------------------ */
 
 int ib_setup_device_attrs(struct ib_device *ibdev);
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
 int ib_setup_port_attrs(struct ib_core_device *coredev);
 void ib_free_port_attrs(struct ib_core_device *coredev);
 

@@ -434,7 +434,8 @@ static void mad_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * End the waits of @priv whose time is up: retransmit while retries
  * remain, else report a timeout.  Sends that ended while queued (see
- * mad_port_unqueue()) are reported here too.
+ * mad_port_unqueue()) and cancelled ones (ib_modify_mad()) are reported
+ * here too.
  */
 static void mad_timeout_work(struct work_struct *work)
 {
@@ -711,6 +712,9 @@ EXPORT_SYMBOL(ib_post_send_mad);
  * @timeout_ms: the new wait, from now if it is waiting (else from the end
  *	of its transmission); 0 cancels it (IB_WC_WR_FLUSH_ERR)
  *
+ * A cancelled send is reported from the MAD layer's workqueue, never from
+ * within this call, so the caller may hold locks its send handler takes.
+ *
  * Context: any.
  * Return: 0, or -EINVAL when the send is no longer outstanding or its
  * response already came.
@@ -721,7 +725,6 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 	struct ib_mad_agent_priv *priv = tx->agent;
 	struct ib_mad_port *port = priv->port;
 	unsigned long irqf;
-	LIST_HEAD(done);
 	int ret = 0;
 
 	spin_lock_irqsave(&port->lock, irqf);
@@ -729,10 +732,14 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 	    tx->status != IB_WC_SUCCESS) {
 		ret = -EINVAL;
 	} else if (!timeout_ms) {
+		/*
+		 * Reported by the agent's timeout work, never from here:
+		 * callers cancel with their own locks held, and the send
+		 * handler takes them.
+		 */
 		tx->status = IB_WC_WR_FLUSH_ERR;
 		tx->waiting = false;
-		if (mad_tx_is_done(tx))
-			mad_tx_retire(tx, &done);
+		mad_arm_timeout(priv, jiffies);
 	} else {
 		tx->send_buf.timeout_ms = min_t(u32, timeout_ms, INT_MAX);
 		if (tx->waiting) {
@@ -741,7 +748,6 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 		}
 	}
 	spin_unlock_irqrestore(&port->lock, irqf);
-	mad_report_list(&done);
 	return ret;
 }
 EXPORT_SYMBOL(ib_modify_mad);

@@ -33,22 +33,16 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_sysfs.h>
 #include <rdma/ib_verbs.h>
 
 #include "core_priv.h"
 
 struct ib_port;
 
-/* A read-only file of a port directory (or of its gid_attrs directory). */
-struct port_attr {
-	struct attribute attr;
-	ssize_t (*show)(struct ib_port *port, struct port_attr *pattr,
-			char *buf);
-};
-
 /* One numbered file of a table directory: gids/3, pkeys/0, ... */
 struct port_table_entry {
-	struct port_attr pattr;
+	struct ib_port_attribute pattr;
 	u32 index;
 	char name[12];
 };
@@ -118,17 +112,12 @@ static const char *name_in(const char * const *names, size_t count,
 	return i < count && names[i] ? names[i] : none;
 }
 
-static int port_query(struct ib_port *port, struct ib_port_attr *attr)
-{
-	return ib_query_port(port->ibdev, port->port_num, attr);
-}
-
-static ssize_t state_show(struct ib_port *port, struct port_attr *pattr,
-			  char *buf)
+static ssize_t state_show(struct ib_device *ibdev, u32 port_num,
+			  struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
 	const char *name;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	if (ret)
 		return ret;
@@ -137,12 +126,12 @@ static ssize_t state_show(struct ib_port *port, struct port_attr *pattr,
 	return sysfs_emit(buf, "%u: %s\n", attr.state, name);
 }
 
-static ssize_t phys_state_show(struct ib_port *port, struct port_attr *pattr,
-			       char *buf)
+static ssize_t phys_state_show(struct ib_device *ibdev, u32 port_num,
+			       struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
 	const char *name;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	if (ret)
 		return ret;
@@ -151,11 +140,11 @@ static ssize_t phys_state_show(struct ib_port *port, struct port_attr *pattr,
 	return sysfs_emit(buf, "%u: %s\n", attr.phys_state, name);
 }
 
-static ssize_t link_layer_show(struct ib_port *port, struct port_attr *pattr,
-			       char *buf)
+static ssize_t link_layer_show(struct ib_device *ibdev, u32 port_num,
+			       struct ib_port_attribute *pattr, char *buf)
 {
-	enum rdma_link_layer ll = rdma_port_get_link_layer(port->ibdev,
-							   port->port_num);
+	enum rdma_link_layer ll = rdma_port_get_link_layer(ibdev,
+							   port_num);
 
 	return sysfs_emit(buf, "%s\n",
 			  name_in(link_layer_names, ARRAY_SIZE(link_layer_names),
@@ -163,12 +152,12 @@ static ssize_t link_layer_show(struct ib_port *port, struct port_attr *pattr,
 }
 
 /* "10 Gb/sec (4X QDR)", "2.5 Gb/sec (1X SDR)" */
-static ssize_t rate_show(struct ib_port *port, struct port_attr *pattr,
-			 char *buf)
+static ssize_t rate_show(struct ib_device *ibdev, u32 port_num,
+			 struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_speed_info info;
 	struct ib_port_attr attr;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	if (ret)
 		return ret;
@@ -180,53 +169,53 @@ static ssize_t rate_show(struct ib_port *port, struct port_attr *pattr,
 			  ib_width_enum_to_int(attr.active_width), info.str);
 }
 
-static ssize_t lid_show(struct ib_port *port, struct port_attr *pattr,
-			char *buf)
+static ssize_t lid_show(struct ib_device *ibdev, u32 port_num,
+			struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	return ret ? ret : sysfs_emit(buf, "0x%x\n", attr.lid);
 }
 
-static ssize_t sm_lid_show(struct ib_port *port, struct port_attr *pattr,
-			   char *buf)
+static ssize_t sm_lid_show(struct ib_device *ibdev, u32 port_num,
+			   struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	return ret ? ret : sysfs_emit(buf, "0x%x\n", attr.sm_lid);
 }
 
-static ssize_t lid_mask_count_show(struct ib_port *port,
-				   struct port_attr *pattr, char *buf)
+static ssize_t lid_mask_count_show(struct ib_device *ibdev, u32 port_num,
+				   struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	return ret ? ret : sysfs_emit(buf, "%u\n", attr.lmc);
 }
 
-static ssize_t cap_mask_show(struct ib_port *port, struct port_attr *pattr,
-			     char *buf)
+static ssize_t cap_mask_show(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	return ret ? ret : sysfs_emit(buf, "0x%08x\n", attr.port_cap_flags);
 }
 
-static ssize_t sm_sl_show(struct ib_port *port, struct port_attr *pattr,
-			  char *buf)
+static ssize_t sm_sl_show(struct ib_device *ibdev, u32 port_num,
+			  struct ib_port_attribute *pattr, char *buf)
 {
 	struct ib_port_attr attr;
-	int ret = port_query(port, &attr);
+	int ret = ib_query_port(ibdev, port_num, &attr);
 
 	return ret ? ret : sysfs_emit(buf, "%u\n", attr.sm_sl);
 }
 
 #define PORT_ATTR_RO(_name)						\
-	static struct port_attr port_attr_##_name = {			\
+	static struct ib_port_attribute port_attr_##_name = {			\
 		.attr = { .name = __stringify(_name), .mode = 0444 },	\
 		.show = _name##_show,					\
 	}
@@ -257,19 +246,19 @@ ATTRIBUTE_GROUPS(port_default);
 
 /* ---- table entries ---------------------------------------------------------------- */
 
-static u32 table_index(struct port_attr *pattr)
+static u32 table_index(struct ib_port_attribute *pattr)
 {
 	return container_of(pattr, struct port_table_entry, pattr)->index;
 }
 
 /* An empty or unreadable slot reads as the zero GID, as user space expects. */
-static ssize_t gid_show(struct ib_port *port, struct port_attr *pattr,
-			char *buf)
+static ssize_t gid_show(struct ib_device *ibdev, u32 port_num,
+			struct ib_port_attribute *pattr, char *buf)
 {
 	const struct ib_gid_attr *gattr;
 	union ib_gid gid = {};
 
-	gattr = rdma_get_gid_attr(port->ibdev, port->port_num,
+	gattr = rdma_get_gid_attr(ibdev, port_num,
 				  table_index(pattr));
 	if (!IS_ERR(gattr)) {
 		gid = gattr->gid;
@@ -293,13 +282,13 @@ static const char *gid_type_name(enum ib_gid_type type)
 }
 
 /* Empty slots fail with -EINVAL, which is what user space tests for. */
-static ssize_t gid_type_show(struct ib_port *port, struct port_attr *pattr,
-			     char *buf)
+static ssize_t gid_type_show(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *pattr, char *buf)
 {
 	const struct ib_gid_attr *gattr;
 	ssize_t ret;
 
-	gattr = rdma_get_gid_attr(port->ibdev, port->port_num,
+	gattr = rdma_get_gid_attr(ibdev, port_num,
 				  table_index(pattr));
 	if (IS_ERR(gattr))
 		return -EINVAL;
@@ -308,14 +297,14 @@ static ssize_t gid_type_show(struct ib_port *port, struct port_attr *pattr,
 	return ret;
 }
 
-static ssize_t gid_ndev_show(struct ib_port *port, struct port_attr *pattr,
-			     char *buf)
+static ssize_t gid_ndev_show(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *pattr, char *buf)
 {
 	const struct ib_gid_attr *gattr;
 	struct net_device *ndev;
 	ssize_t ret = -EINVAL;
 
-	gattr = rdma_get_gid_attr(port->ibdev, port->port_num,
+	gattr = rdma_get_gid_attr(ibdev, port_num,
 				  table_index(pattr));
 	if (IS_ERR(gattr))
 		return -EINVAL;
@@ -328,29 +317,29 @@ static ssize_t gid_ndev_show(struct ib_port *port, struct port_attr *pattr,
 	return ret;
 }
 
-static ssize_t pkey_show(struct ib_port *port, struct port_attr *pattr,
-			 char *buf)
+static ssize_t pkey_show(struct ib_device *ibdev, u32 port_num,
+			 struct ib_port_attribute *pattr, char *buf)
 {
 	u16 pkey;
 	int ret;
 
-	ret = ib_query_pkey(port->ibdev, port->port_num, table_index(pattr),
+	ret = ib_query_pkey(ibdev, port_num, table_index(pattr),
 			    &pkey);
 	return ret ? ret : sysfs_emit(buf, "0x%04x\n", pkey);
 }
 
 /* A counter, refreshed if older than the block's lifespan. */
-static ssize_t hw_counter_show(struct ib_port *port, struct port_attr *pattr,
-			       char *buf)
+static ssize_t hw_counter_show(struct ib_device *ibdev, u32 port_num,
+			       struct ib_port_attribute *pattr, char *buf)
 {
-	struct rdma_hw_stats *stats = rdma_counters_port(port->ibdev,
-							 port->port_num);
+	struct rdma_hw_stats *stats = rdma_counters_port(ibdev,
+							 port_num);
 	u32 i = table_index(pattr);
 	u64 value;
 	int ret;
 
 	mutex_lock(&stats->lock);
-	ret = rdma_counters_refresh(port->ibdev, port->port_num, stats);
+	ret = rdma_counters_refresh(ibdev, port_num, stats);
 	value = stats->value[i];
 	mutex_unlock(&stats->lock);
 	return ret ? ret : sysfs_emit(buf, "%llu\n", value);
@@ -359,8 +348,8 @@ static ssize_t hw_counter_show(struct ib_port *port, struct port_attr *pattr,
 /* Build a directory of @len numbered read-only files served by @show. */
 static int port_table_init(struct port_table *table, const char *dir,
 			   int len,
-			   ssize_t (*show)(struct ib_port *, struct port_attr *,
-					   char *))
+			   ssize_t (*show)(struct ib_device *, u32,
+					   struct ib_port_attribute *, char *))
 {
 	int i;
 
@@ -403,16 +392,30 @@ static void port_table_free(struct port_table *table)
 static ssize_t port_kobj_show(struct kobject *kobj, struct attribute *attr,
 			      char *buf)
 {
-	struct port_attr *pattr = container_of(attr, struct port_attr, attr);
+	struct ib_port_attribute *pattr =
+		container_of(attr, struct ib_port_attribute, attr);
 	struct ib_port *port = container_of(kobj, struct ib_port, kobj);
 
 	if (!pattr->show)
 		return -EIO;
-	return pattr->show(port, pattr, buf);
+	return pattr->show(port->ibdev, port->port_num, pattr, buf);
+}
+
+static ssize_t port_kobj_store(struct kobject *kobj, struct attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct ib_port_attribute *pattr =
+		container_of(attr, struct ib_port_attribute, attr);
+	struct ib_port *port = container_of(kobj, struct ib_port, kobj);
+
+	if (!pattr->store)
+		return -EIO;
+	return pattr->store(port->ibdev, port->port_num, pattr, buf, count);
 }
 
 static const struct sysfs_ops port_sysfs_ops = {
 	.show = port_kobj_show,
+	.store = port_kobj_store,
 };
 
 static void port_release(struct kobject *kobj)
@@ -431,16 +434,77 @@ static const struct kobj_type port_ktype = {
 	.default_groups	= port_default_groups,
 };
 
+/**
+ * ib_port_sysfs_get_ibdev_kobj() - the device and port of a port directory
+ * @kobj: the kobject of /sys/class/infiniband/<dev>/ports/<p>
+ * @port_num: set to <p>
+ *
+ * Return: the device; the kobject must be a port directory.
+ */
+struct ib_device *ib_port_sysfs_get_ibdev_kobj(struct kobject *kobj,
+					       u32 *port_num)
+{
+	struct ib_port *port = container_of(kobj, struct ib_port, kobj);
+
+	*port_num = port->port_num;
+	return port->ibdev;
+}
+EXPORT_SYMBOL(ib_port_sysfs_get_ibdev_kobj);
+
+/**
+ * ib_port_register_client_groups() - add a client's files to a port
+ * @ibdev: the device
+ * @port_num: the port
+ * @groups: NULL-terminated attribute groups of struct ib_port_attribute
+ *
+ * For ib_core's clients (the connection manager's counters), from their
+ * add() callback; ib_port_unregister_client_groups() takes them away
+ * again, at the latest from remove().
+ *
+ * Context: process context.
+ * Return: 0, -ENODEV when the port has no directory, or the error of
+ * sysfs_create_groups().
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups)
+{
+	struct ib_port *port = ibdev->port_data[port_num].sysfs;
+
+	if (!port)
+		return -ENODEV;
+	return sysfs_create_groups(&port->kobj, groups);
+}
+EXPORT_SYMBOL(ib_port_register_client_groups);
+
+/**
+ * ib_port_unregister_client_groups() - remove a client's files of a port
+ * @ibdev: the device
+ * @port_num: the port
+ * @groups: what ib_port_register_client_groups() added
+ *
+ * Context: process context.
+ */
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups)
+{
+	struct ib_port *port = ibdev->port_data[port_num].sysfs;
+
+	if (port)
+		sysfs_remove_groups(&port->kobj, groups);
+}
+EXPORT_SYMBOL(ib_port_unregister_client_groups);
+
 static ssize_t gid_attrs_kobj_show(struct kobject *kobj,
 				   struct attribute *attr, char *buf)
 {
-	struct port_attr *pattr = container_of(attr, struct port_attr, attr);
+	struct ib_port_attribute *pattr =
+		container_of(attr, struct ib_port_attribute, attr);
 	struct gid_attrs_dir *dir = container_of(kobj, struct gid_attrs_dir,
 						 kobj);
 
 	if (!pattr->show)
 		return -EIO;
-	return pattr->show(dir->port, pattr, buf);
+	return pattr->show(dir->port->ibdev, dir->port->port_num, pattr, buf);
 }
 
 static const struct sysfs_ops gid_attrs_sysfs_ops = {
