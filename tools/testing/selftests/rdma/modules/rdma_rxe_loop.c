@@ -1843,6 +1843,11 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "path_pack_unpack", path_pack_unpack },
 	{ "path_ah_attr_roce", path_ah_attr_roce },
 	{ "path_sa_client", path_sa_client },
+	{ "cm_connect_disconnect", cm_connect_disconnect },
+	{ "cm_refusals", cm_refusals },
+	{ "cm_mra_and_comm_est", cm_mra_and_comm_est },
+	{ "cm_api_rules", cm_api_rules },
+	{ "cm_sidr", cm_sidr },
 };
 
 static void lt_fini(void)

@@ -252,4 +252,11 @@ void path_pack_unpack(struct rdma_ktap_ctx *ctx);
 void path_ah_attr_roce(struct rdma_ktap_ctx *ctx);
 void path_sa_client(struct rdma_ktap_ctx *ctx);
 
+/* rdma_rxe_cm.c */
+void cm_connect_disconnect(struct rdma_ktap_ctx *ctx);
+void cm_refusals(struct rdma_ktap_ctx *ctx);
+void cm_mra_and_comm_est(struct rdma_ktap_ctx *ctx);
+void cm_api_rules(struct rdma_ktap_ctx *ctx);
+void cm_sidr(struct rdma_ktap_ctx *ctx);
+
 #endif /* RDMA_RXE_LOOP_H */

@@ -17,9 +17,13 @@
 # groups and their QPs, MR page sizes; each reached, one past refused)
 # and QP operations and events (rdma_rxe_qp_events.c: ATOMIC_WRITE, the SQ
 # drained in SQD and IB_EVENT_SQ_DRAINED, IB_EVENT_COMM_EST in RTR) and
-# the GSI QP (rdma_rxe_gsi.c: QP 1, one at a time, no QP 0; it sends the
-# GSI Q_Key whatever it is asked and takes no other; a UD QP asking for
-# that key sends its own, one that owns it reaches QP 1).
+# the GSI QP and the MAD layer on it (rdma_rxe_mad.c), rdma_resolve_ip()
+# (rdma_rxe_addr.c), paths (rdma_rxe_path.c) and the InfiniBand connection
+# manager with both ends here (rdma_rxe_cm.c: a connection made, used and
+# ended through time wait; REJ with ARI and private data, no listener, a
+# failing handler, a requester that gives up; MRA and IB_EVENT_COMM_EST;
+# listener rules and calls in the wrong state; SIDR), so ib_cm is loaded
+# first.
 # The port counters must have moved by at least the traffic the module
 # reports (drop_path by the packets it forged); then rxe0 must hold no
 # object (check_rxe_no_objects) and every module must unload.
@@ -122,6 +126,7 @@ guest() {
 		uc_loss_filters
 	before=$(counters_snapshot)
 	mad_before=$(mad_counters)
+	ktap_check "modprobe ib_cm" modprobe ib_cm
 	run_ktap_module rdma_rxe_loop_test ibdev=rxe0
 	after=$(counters_snapshot)
 	drops=$(tc -s filter show dev lo parent ffff: | grep -o 'dropped [0-9]*' | awk '{ print $2 }' | paste -sd ' ' -)
