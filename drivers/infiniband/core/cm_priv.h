@@ -281,6 +281,9 @@ void cm_fill_pdata(u8 *msg, enum cm_msg_type type, const void *data,
 		   u8 len);
 void cm_copy_pdata(struct cm_event *ev, const u8 *msg,
 		   enum cm_msg_type type);
+void cm_publish(struct cm_id_priv *priv, struct cm_port *port,
+		struct rdma_ah_attr *av, struct cm_event *ev,
+		enum cm_msg_type type);
 void cm_reply(struct cm_port *port, struct rdma_ah_attr *av,
 	      struct ib_mad_recv_wc *rwc, enum cm_msg_type type,
 	      const u8 *payload);
@@ -291,5 +294,6 @@ void cm_sidr_req_recv(struct cm_port *port, struct ib_mad_recv_wc *rwc,
 void cm_sidr_rep_recv(struct cm_port *port, const u8 *msg);
 void cm_sidr_reject_locked(struct cm_id_priv *priv);
 void cm_sidr_unindex(struct cm_id_priv *priv);
+struct cm_id_priv *cm_sidr_index(struct cm_id_priv *priv);
 
 #endif /* _CM_PRIV_H */

@@ -251,6 +251,44 @@ static int cm_req_check_path(struct cm_port *port, const u8 *msg,
 	return 0;
 }
 
+/**
+ * cm_publish() - make a new passive ID known and hand it its first event
+ * @priv: the ID a REQ or SIDR_REQ made, not yet visible
+ * @port: the port the request came in on
+ * @av: the way back to the requester; moved into @priv
+ * @ev: the REQ_RECEIVED or SIDR_REQ_RECEIVED event
+ * @type: CM_MSG_REQ or CM_MSG_SIDR_REQ
+ *
+ * The ID is indexed by the requester's keys; if a copy of the same request
+ * got there first (a retransmission racing in), this ID goes again and the
+ * request counts as a duplicate.
+ */
+void cm_publish(struct cm_id_priv *priv, struct cm_port *port,
+		struct rdma_ah_attr *av, struct cm_event *ev,
+		enum cm_msg_type type)
+{
+	struct cm_id_priv *other;
+	bool stale;
+
+	kref_get(&port->cm_dev->ref);
+	spin_lock_irq(&priv->lock);
+	cm_set_av(priv, port, av);
+	other = type == CM_MSG_REQ ? cm_insert_remote(priv, &stale) :
+				     cm_sidr_index(priv);
+	if (other) {
+		spin_unlock_irq(&priv->lock);
+		cm_count(port, CM_RX_DUPLICATES, type);
+		cm_put(other);
+		cm_event_free(ev);
+		ib_destroy_cm_id(&priv->id);
+		return;
+	}
+	priv->id.state = type == CM_MSG_REQ ? IB_CM_REQ_RCVD :
+					      IB_CM_SIDR_REQ_RCVD;
+	cm_queue_event(priv, ev);
+	spin_unlock_irq(&priv->lock);
+}
+
 static void cm_req_recv(struct cm_port *port, struct ib_mad_recv_wc *rwc,
 			const u8 *msg)
 {
@@ -261,7 +299,6 @@ static void cm_req_recv(struct cm_port *port, struct ib_mad_recv_wc *rwc,
 	struct cm_event *ev;
 	u16 pkey_index, bth_pkey;
 	union ib_gid gid0;
-	bool stale;
 	int ret;
 
 	other = cm_find_remote_id(cm_be32(msg, CM_LOCAL_COMM_ID), guid);
@@ -321,23 +358,7 @@ static void cm_req_recv(struct cm_port *port, struct ib_mad_recv_wc *rwc,
 	/* Our QP's packets to the requester carry its flow label and class. */
 	av.grh.flow_label = cmf_get(msg, CM_REQ_FLOW_LABEL);
 	av.grh.traffic_class = cmf_get(msg, CM_REQ_TCLASS);
-	kref_get(&port->cm_dev->ref);
-
-	spin_lock_irq(&priv->lock);
-	cm_set_av(priv, port, &av);
-	other = cm_insert_remote(priv, &stale);
-	if (other) {
-		/* The same REQ raced in twice; the first one won. */
-		spin_unlock_irq(&priv->lock);
-		cm_count(port, CM_RX_DUPLICATES, CM_MSG_REQ);
-		cm_put(other);
-		cm_event_free(ev);
-		ib_destroy_cm_id(&priv->id);
-		return;
-	}
-	priv->id.state = IB_CM_REQ_RCVD;
-	cm_queue_event(priv, ev);
-	spin_unlock_irq(&priv->lock);
+	cm_publish(priv, port, &av, ev, CM_MSG_REQ);
 	return;
 out:
 	rdma_destroy_ah_attr(&av);

@@ -21,8 +21,14 @@ static u32 cm_sidr_hash(__be32 req_id, const union ib_gid *gid)
 	return jhash(gid->raw, sizeof(gid->raw), (__force u32)req_id);
 }
 
-/* Index @priv (locked) unless the same request is in; return that one. */
-static struct cm_id_priv *cm_sidr_index(struct cm_id_priv *priv)
+/**
+ * cm_sidr_index() - index a SIDR request being answered
+ * @priv: its ID, locked, with remote_id and sidr_sgid set
+ *
+ * Return: NULL, or the ID of the same request (same request ID from the
+ * same GID) with a reference.
+ */
+struct cm_id_priv *cm_sidr_index(struct cm_id_priv *priv)
 {
 	u32 key = cm_sidr_hash(priv->id.remote_id, &priv->sidr_sgid);
 	struct cm_id_priv *other;
@@ -207,7 +213,7 @@ void cm_sidr_req_recv(struct cm_port *port, struct ib_mad_recv_wc *rwc,
 		      const u8 *msg)
 {
 	struct ib_device *ibdev = port->cm_dev->ibdev;
-	struct cm_id_priv *listener, *priv, *other;
+	struct cm_id_priv *listener, *priv;
 	struct ib_cm_sidr_req_event_param *p;
 	struct rdma_ah_attr av = {};
 	struct cm_event *ev;
@@ -258,22 +264,7 @@ void cm_sidr_req_recv(struct cm_port *port, struct ib_mad_recv_wc *rwc,
 	priv->id.remote_id = cm_be32(msg, CM_SIDR_REQ_ID);
 	priv->sidr_sgid = av.grh.dgid;
 	priv->tid = rwc->recv_buf.mad->mad_hdr.tid;
-	kref_get(&port->cm_dev->ref);
-
-	spin_lock_irq(&priv->lock);
-	cm_set_av(priv, port, &av);
-	other = cm_sidr_index(priv);
-	if (other) {
-		spin_unlock_irq(&priv->lock);
-		cm_count(port, CM_RX_DUPLICATES, CM_MSG_SIDR_REQ);
-		cm_put(other);
-		cm_event_free(ev);
-		ib_destroy_cm_id(&priv->id);
-		return;
-	}
-	priv->id.state = IB_CM_SIDR_REQ_RCVD;
-	cm_queue_event(priv, ev);
-	spin_unlock_irq(&priv->lock);
+	cm_publish(priv, port, &av, ev, CM_MSG_SIDR_REQ);
 }
 
 /**

@@ -103,22 +103,22 @@ UNIT_TEST(cm_msgs, req_checks)
 	good_req(m);
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_REQ, m));
 	m[3] = 0;
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m));
 	good_req(m);
 	cmf_set(m, CM_REQ_QPN, 0);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m));
 	good_req(m);
 	cmf_set(m, CM_REQ_TRANSPORT, 2);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m));
 	cmf_set(m, CM_REQ_TRANSPORT, CM_TRANSPORT_EXT);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m));
 	cmf_set(m, CM_REQ_EXT_TRANSPORT, CM_EXT_TRANSPORT_XRC);
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_REQ, m));
 	good_req(m);
 	cmf_set(m, CM_REQ_MTU, 0);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m));
 	cmf_set(m, CM_REQ_MTU, 6);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REQ, m));
 	cmf_set(m, CM_REQ_MTU, 5);
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_REQ, m));
 }
@@ -127,38 +127,38 @@ UNIT_TEST(cm_msgs, other_checks)
 {
 	u8 m[CM_MSG_LEN] = {};
 
-	EXPECT_TRUE(cm_msg_check(CM_MSG_RTU, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_RTU, m));
 	m[3] = 1;
-	EXPECT_TRUE(cm_msg_check(CM_MSG_RTU, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_RTU, m));
 	m[7] = 2;
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_RTU, m));
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_DREQ, m));
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REP, m) != NULL);	/* QPN 0 */
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REP, m));	/* QPN 0 */
 	cmf_set(m, CM_REP_QPN, 5);
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_REP, m));
 	cmf_set(m, CM_MRA_MSG, 3);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_MRA, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_MRA, m));
 
 	memset(m, 0, sizeof(m));
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REJ, m) != NULL);	/* no IDs */
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REJ, m));	/* no IDs */
 	m[7] = 9;
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_REJ, m));
 	cmf_set(m, CM_REJ_ARI_LEN, 73);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REJ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REJ, m));
 	cmf_set(m, CM_REJ_ARI_LEN, 72);
 	cmf_set(m, CM_REJ_MSG, 3);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_REJ, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_REJ, m));
 
 	memset(m, 0, sizeof(m));
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_SIDR_REQ, m));
 	EXPECT_TRUE(!cm_msg_check(CM_MSG_SIDR_REP, m));
 	cmf_set(m, CM_SIDR_REP_STATUS, 6);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_SIDR_REP, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_SIDR_REP, m));
 	cmf_set(m, CM_SIDR_REP_STATUS, 5);
 	cmf_set(m, CM_SIDR_REP_INFO_LEN, 73);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_SIDR_REP, m) != NULL);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_LAP, m) != NULL);
-	EXPECT_TRUE(cm_msg_check(CM_MSG_APR, m) != NULL);
+	EXPECT_TRUE(cm_msg_check(CM_MSG_SIDR_REP, m));
+	EXPECT_TRUE(cm_msg_check(CM_MSG_LAP, m));
+	EXPECT_TRUE(cm_msg_check(CM_MSG_APR, m));
 }
 
 UNIT_TEST(cm_msgs, ack_timeout)

@@ -75,12 +75,21 @@ cm_setup() {
 	ktap_check "modprobe ib_cm" modprobe ib_cm
 }
 
+# cm_is WHAT GOT WANT
+cm_is() {
+	if [ "$2" = "$3" ]; then
+		ktap_ok "$1: $2"
+	else
+		ktap_fail "$1" "got $2, want $3"
+	fi
+}
+
 # cm_counted: what guest a's CM counted on rxe0 port 1.
 cm_counted() {
-	local d=/sys/class/infiniband/rxe0/ports/1 f want got
+	local d=/sys/class/infiniband/rxe0/ports/1 f got
 
 	# Phase 9: the REQ and its two retransmissions.
-	got=$(cat $d/cm_tx_retries/req)
+	got=$(cat "$d/cm_tx_retries/req")
 	if [ "$got" -ge 2 ]; then
 		ktap_ok "cm_tx_retries/req counts the unanswered REQ's resends ($got)"
 	else
@@ -88,23 +97,13 @@ cm_counted() {
 	fi
 	# Sent: a REQ per client connection of a (phases 1, 3, 5, 7, 9 with
 	# its resends), a REP per connection it accepted (2, 4).
-	want=$((CM_CONNS + 1 + 1 + 1 + 3))
-	got=$(cat $d/cm_tx_msgs/req)
-	[ "$got" -eq "$want" ] && ktap_ok "cm_tx_msgs/req $got" ||
-		ktap_fail "cm_tx_msgs/req" "got $got, want $want"
-	want=$((CM_CONNS + 1))
+	cm_is cm_tx_msgs/req "$(cat "$d/cm_tx_msgs/req")" $((CM_CONNS + 1 + 1 + 1 + 3))
 	for f in cm_tx_msgs/rep cm_rx_msgs/rtu cm_rx_msgs/dreq; do
-		got=$(cat $d/$f)
-		[ "$got" -eq "$want" ] && ktap_ok "$f $got" ||
-			ktap_fail "$f" "got $got, want $want"
+		cm_is "$f" "$(cat "$d/$f")" $((CM_CONNS + 1))
 	done
-	got=$(cat $d/cm_rx_msgs/rej)
-	[ "$got" -eq 2 ] && ktap_ok "cm_rx_msgs/rej $got (phases 5 and 7)" ||
-		ktap_fail "cm_rx_msgs/rej" "got $got, want 2"
-	got=$(grep '^rxe0 1 ' /sys/kernel/debug/ib_cm/drops)
-	want="rxe0 1 unknown=0 malformed=0 no_id=0 state=0 no_route=0 nomem=0"
-	[ "$got" = "$want" ] && ktap_ok "nothing dropped: $got" ||
-		ktap_fail "nothing dropped" "got '$got'"
+	cm_is "cm_rx_msgs/rej (phases 5 and 7)" "$(cat "$d/cm_rx_msgs/rej")" 2
+	cm_is "nothing dropped" "$(grep '^rxe0 1 ' /sys/kernel/debug/ib_cm/drops)" \
+		"rxe0 1 unknown=0 malformed=0 no_id=0 state=0 no_route=0 nomem=0"
 }
 
 guest_a() {
@@ -116,12 +115,12 @@ guest_a() {
 	fi
 	cm_barrier 0
 	cm_barrier 1
-	cm_client connect-v4 ipv4 connect conns=$CM_CONNS count="$CM_COUNT"
-	cm_server connect-v4 2 conns=$CM_CONNS
+	cm_client connect-v4 ipv4 connect conns="$CM_CONNS" count="$CM_COUNT"
+	cm_server connect-v4 2 conns="$CM_CONNS"
 	cm_barrier 3
 	cm_client connect-v6 ipv6 connect count="$CM_COUNT"
 	cm_server connect-v6 4
-	cm_client noservice ipv4 noservice sid=$CM_SID_NONE
+	cm_client noservice ipv4 noservice sid="$CM_SID_NONE"
 	cm_barrier 5
 	cm_barrier 6
 	cm_barrier 7
@@ -138,14 +137,14 @@ guest_a() {
 guest_b() {
 	cm_setup || return
 	cm_barrier 0
-	cm_server connect-v4 1 conns=$CM_CONNS
+	cm_server connect-v4 1 conns="$CM_CONNS"
 	cm_barrier 2
-	cm_client connect-v4 ipv4 connect conns=$CM_CONNS count="$CM_COUNT"
+	cm_client connect-v4 ipv4 connect conns="$CM_CONNS" count="$CM_COUNT"
 	cm_server connect-v6 3
 	cm_barrier 4
 	cm_client connect-v6 ipv6 connect count="$CM_COUNT"
 	cm_barrier 5
-	cm_client noservice ipv4 noservice sid=$CM_SID_NONE
+	cm_client noservice ipv4 noservice sid="$CM_SID_NONE"
 	cm_barrier 6
 	cm_server reject 7 reject=1
 	cm_barrier 8
