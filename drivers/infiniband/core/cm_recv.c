@@ -182,33 +182,33 @@ static void cm_req_event(struct cm_event *ev, const u8 *msg, u32 port_num,
 			 u16 bth_pkey, struct cm_id_priv *listener,
 			 const struct rdma_ah_attr *av)
 {
-	struct ib_cm_req_event_param *p = &ev->ev.param.req_rcvd;
-
 	ev->listener = listener;
 	rdma_hold_gid_attr(av->grh.sgid_attr);
 	ev->sgid_attr = av->grh.sgid_attr;
 	cm_req_path(&ev->path, msg, ev->sgid_attr, av);
-	p->listen_id = &listener->id;
-	p->bth_pkey = bth_pkey;
-	p->port = port_num;
-	p->primary_path = &ev->path;
-	p->ppath_sgid_attr = ev->sgid_attr;
-	p->remote_ca_guid = cm_be64(msg, CM_REQ_CA_GUID);
-	p->remote_qkey = cmf_get(msg, CM_REQ_QKEY);
-	p->remote_qpn = cmf_get(msg, CM_REQ_QPN);
-	p->qp_type = cm_req_qp_type(msg);
-	p->starting_psn = cmf_get(msg, CM_REQ_PSN);
-	/* What the requester offers, seen from our QP. */
-	p->responder_resources = cmf_get(msg, CM_REQ_INIT_DEPTH);
-	p->initiator_depth = cmf_get(msg, CM_REQ_RESP_RES);
-	p->local_cm_response_timeout = cmf_get(msg, CM_REQ_LOCAL_CM_TMO);
-	p->flow_control = cmf_get(msg, CM_REQ_FLOW_CTRL);
-	p->remote_cm_response_timeout = cmf_get(msg, CM_REQ_REMOTE_CM_TMO);
-	p->retry_count = cmf_get(msg, CM_REQ_RETRY);
-	p->rnr_retry_count = cmf_get(msg, CM_REQ_RNR_RETRY);
-	p->srq = cmf_get(msg, CM_REQ_SRQ);
-	p->ece.vendor_id = cmf_get(msg, CM_REQ_VENDOR_ID);
 	cm_copy_pdata(ev, msg, CM_MSG_REQ);
+	/* In the REQ's byte order; resources as our QP sees them. */
+	ev->ev.param.req_rcvd = (struct ib_cm_req_event_param) {
+		.ece.vendor_id = cmf_get(msg, CM_REQ_VENDOR_ID),
+		.remote_ca_guid = cm_be64(msg, CM_REQ_CA_GUID),
+		.remote_qkey = cmf_get(msg, CM_REQ_QKEY),
+		.remote_qpn = cmf_get(msg, CM_REQ_QPN),
+		.initiator_depth = cmf_get(msg, CM_REQ_RESP_RES),
+		.responder_resources = cmf_get(msg, CM_REQ_INIT_DEPTH),
+		.remote_cm_response_timeout = cmf_get(msg, CM_REQ_REMOTE_CM_TMO),
+		.qp_type = cm_req_qp_type(msg),
+		.flow_control = cmf_get(msg, CM_REQ_FLOW_CTRL),
+		.starting_psn = cmf_get(msg, CM_REQ_PSN),
+		.local_cm_response_timeout = cmf_get(msg, CM_REQ_LOCAL_CM_TMO),
+		.retry_count = cmf_get(msg, CM_REQ_RETRY),
+		.rnr_retry_count = cmf_get(msg, CM_REQ_RNR_RETRY),
+		.srq = cmf_get(msg, CM_REQ_SRQ),
+		.listen_id = &listener->id,
+		.bth_pkey = bth_pkey,
+		.port = port_num,
+		.primary_path = &ev->path,
+		.ppath_sgid_attr = ev->sgid_attr,
+	};
 }
 
 /* What the passive side keeps of a REQ (ID not yet visible). */
@@ -378,26 +378,37 @@ static struct cm_id_priv *cm_find_pair(const u8 *msg, bool peer_known)
 	return priv;
 }
 
+/* cm_find_pair() for a message that must name a connection, or dropped. */
+static struct cm_id_priv *cm_pair_or_drop(struct cm_port *port, const u8 *msg,
+					  enum cm_msg_type type)
+{
+	struct cm_id_priv *priv = cm_find_pair(msg, true);
+
+	if (!priv)
+		cm_drop(port, CM_DROP_NO_ID, type, "unknown comm IDs");
+	return priv;
+}
+
 static void cm_rep_event(struct cm_event *ev, const u8 *msg)
 {
-	struct ib_cm_rep_event_param *p = &ev->ev.param.rep_rcvd;
-
-	p->remote_ca_guid = cm_be64(msg, CM_REP_CA_GUID);
-	p->remote_qkey = cmf_get(msg, CM_REP_QKEY);
-	p->remote_qpn = cmf_get(msg, CM_REP_QPN);
-	p->starting_psn = cmf_get(msg, CM_REP_PSN);
-	/* Seen from our QP, as for a REQ. */
-	p->responder_resources = cmf_get(msg, CM_REP_INIT_DEPTH);
-	p->initiator_depth = cmf_get(msg, CM_REP_RESP_RES);
-	p->target_ack_delay = cmf_get(msg, CM_REP_ACK_DELAY);
-	p->failover_accepted = cmf_get(msg, CM_REP_FAILOVER);
-	p->flow_control = cmf_get(msg, CM_REP_FLOW_CTRL);
-	p->rnr_retry_count = cmf_get(msg, CM_REP_RNR_RETRY);
-	p->srq = cmf_get(msg, CM_REP_SRQ);
-	p->ece.vendor_id = cmf_get(msg, CM_REP_VENDOR_HI) << 16 |
-			   cmf_get(msg, CM_REP_VENDOR_MID) << 8 |
-			   cmf_get(msg, CM_REP_VENDOR_LO);
 	cm_copy_pdata(ev, msg, CM_MSG_REP);
+	/* In the REP's byte order; resources as our QP sees them. */
+	ev->ev.param.rep_rcvd = (struct ib_cm_rep_event_param) {
+		.remote_qkey = cmf_get(msg, CM_REP_QKEY),
+		.remote_qpn = cmf_get(msg, CM_REP_QPN),
+		.ece.vendor_id = cmf_get(msg, CM_REP_VENDOR_HI) << 16 |
+				 cmf_get(msg, CM_REP_VENDOR_MID) << 8 |
+				 cmf_get(msg, CM_REP_VENDOR_LO),
+		.starting_psn = cmf_get(msg, CM_REP_PSN),
+		.initiator_depth = cmf_get(msg, CM_REP_RESP_RES),
+		.responder_resources = cmf_get(msg, CM_REP_INIT_DEPTH),
+		.target_ack_delay = cmf_get(msg, CM_REP_ACK_DELAY),
+		.failover_accepted = cmf_get(msg, CM_REP_FAILOVER),
+		.flow_control = cmf_get(msg, CM_REP_FLOW_CTRL),
+		.rnr_retry_count = cmf_get(msg, CM_REP_RNR_RETRY),
+		.srq = cmf_get(msg, CM_REP_SRQ),
+		.remote_ca_guid = cm_be64(msg, CM_REP_CA_GUID),
+	};
 }
 
 /* A REP that came again: answer as before (ID locked). */
@@ -496,12 +507,10 @@ unlock:
 
 static void cm_rtu_recv(struct cm_port *port, const u8 *msg)
 {
-	struct cm_id_priv *priv = cm_find_pair(msg, true);
+	struct cm_id_priv *priv = cm_pair_or_drop(port, msg, CM_MSG_RTU);
 
-	if (!priv) {
-		cm_drop(port, CM_DROP_NO_ID, CM_MSG_RTU, "unknown comm IDs");
+	if (!priv)
 		return;
-	}
 	spin_lock_irq(&priv->lock);
 	if (priv->id.state == IB_CM_REP_SENT ||
 	    priv->id.state == IB_CM_MRA_REP_RCVD) {
@@ -573,12 +582,10 @@ unlock:
 
 static void cm_drep_recv(struct cm_port *port, const u8 *msg)
 {
-	struct cm_id_priv *priv = cm_find_pair(msg, true);
+	struct cm_id_priv *priv = cm_pair_or_drop(port, msg, CM_MSG_DREP);
 
-	if (!priv) {
-		cm_drop(port, CM_DROP_NO_ID, CM_MSG_DREP, "unknown comm IDs");
+	if (!priv)
 		return;
-	}
 	spin_lock_irq(&priv->lock);
 	if (priv->id.state == IB_CM_DREQ_SENT) {
 		cm_enter_timewait(priv);

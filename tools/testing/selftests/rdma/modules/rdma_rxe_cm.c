@@ -167,6 +167,23 @@ static int ct_modify(struct ib_cm_id *id, struct lt_end *e,
 	return ret ?: ib_modify_qp(e->qp, &qa, mask);
 }
 
+/* The end of a case: its IDs (the listener last), the GID, the sides. */
+static void ct_finish(struct ib_cm_id *id, struct ib_cm_id *l,
+		      const struct ib_gid_attr *sgid, struct ct_side *as,
+		      struct ct_side *ps)
+{
+	if (!IS_ERR_OR_NULL(id))
+		ib_destroy_cm_id(id);
+	if (ps && ps->child)
+		ib_destroy_cm_id(ps->child);
+	if (l)
+		ib_destroy_cm_id(l);
+	if (!IS_ERR_OR_NULL(sgid))
+		rdma_put_gid_attr(sgid);
+	kfree(as);
+	kfree(ps);
+}
+
 /* A listener on CT_SID for @s. */
 static struct ib_cm_id *ct_listen(struct rdma_ktap_ctx *ctx,
 				  struct ct_side *s)
@@ -202,7 +219,7 @@ void cm_connect_disconnect(struct rdma_ktap_ctx *ctx)
 	};
 
 	if (!RDMA_KT_EXPECT(ctx, as && ps, "no memory"))
-		goto free;
+		goto out;
 	if (!RDMA_KT_EQ(ctx, lt_end_create(&a, IB_QPT_RC, NULL), 0) ||
 	    !RDMA_KT_EQ(ctx, lt_end_create(&p, IB_QPT_RC, NULL), 0) ||
 	    !ct_path(ctx, &path, &sgid))
@@ -265,19 +282,9 @@ void cm_connect_disconnect(struct rdma_ktap_ctx *ctx)
 	ct_expect(ctx, ps, 3, IB_CM_TIMEWAIT_EXIT, LT_WAIT_MS);
 	RDMA_KT_EQ(ctx, id->state, IB_CM_IDLE);
 out:
-	if (!IS_ERR_OR_NULL(id))
-		ib_destroy_cm_id(id);
-	if (ps->child)
-		ib_destroy_cm_id(ps->child);
-	if (l)
-		ib_destroy_cm_id(l);
-	if (sgid && !IS_ERR(sgid))
-		rdma_put_gid_attr(sgid);
 	lt_end_destroy(&a);
 	lt_end_destroy(&p);
-free:
-	kfree(as);
-	kfree(ps);
+	ct_finish(id, l, sgid, as, ps);
 }
 
 /*
@@ -296,9 +303,9 @@ void cm_refusals(struct rdma_ktap_ctx *ctx)
 	__be64 guid = lt_dev->node_guid;
 
 	if (!RDMA_KT_EXPECT(ctx, as && ps, "no memory"))
-		goto free;
+		goto out;
 	if (!ct_path(ctx, &path, &sgid))
-		goto free;
+		goto out;
 	l = ct_listen(ctx, ps);
 	if (!l)
 		goto out;
@@ -355,17 +362,7 @@ void cm_refusals(struct rdma_ktap_ctx *ctx)
 			       "REJ 4's ARI is not the node GUID");
 	}
 out:
-	if (!IS_ERR_OR_NULL(id))
-		ib_destroy_cm_id(id);
-	if (ps->child)
-		ib_destroy_cm_id(ps->child);
-	if (l)
-		ib_destroy_cm_id(l);
-	if (sgid && !IS_ERR(sgid))
-		rdma_put_gid_attr(sgid);
-free:
-	kfree(as);
-	kfree(ps);
+	ct_finish(id, l, sgid, as, ps);
 }
 
 /*
@@ -382,9 +379,9 @@ void cm_mra_and_comm_est(struct rdma_ktap_ctx *ctx)
 	struct ib_cm_rep_param rep = { .qp_num = 0x77, .starting_psn = 5 };
 
 	if (!RDMA_KT_EXPECT(ctx, as && ps, "no memory"))
-		goto free;
+		goto out;
 	if (!ct_path(ctx, &path, &sgid))
-		goto free;
+		goto out;
 	l = ct_listen(ctx, ps);
 	id = ib_create_cm_id(lt_dev, ct_handler, as);
 	if (!l || !RDMA_KT_EQ(ctx, ct_send_req(id, &path, sgid, 0x99, 1,
@@ -419,17 +416,7 @@ void cm_mra_and_comm_est(struct rdma_ktap_ctx *ctx)
 	id = NULL;
 	ct_expect(ctx, ps, 3, IB_CM_DREQ_RECEIVED, LT_WAIT_MS);
 out:
-	if (!IS_ERR_OR_NULL(id))
-		ib_destroy_cm_id(id);
-	if (ps->child)
-		ib_destroy_cm_id(ps->child);
-	if (l)
-		ib_destroy_cm_id(l);
-	if (sgid && !IS_ERR(sgid))
-		rdma_put_gid_attr(sgid);
-free:
-	kfree(as);
-	kfree(ps);
+	ct_finish(id, l, sgid, as, ps);
 }
 
 static int ct_null_handler(struct ib_cm_id *id, const struct ib_cm_event *e)
@@ -541,9 +528,9 @@ void cm_sidr(struct rdma_ktap_ctx *ctx)
 	const struct ib_cm_sidr_rep_event_param *r;
 
 	if (!RDMA_KT_EXPECT(ctx, as && ps, "no memory"))
-		goto free;
+		goto out;
 	if (!ct_path(ctx, &path, &sgid))
-		goto free;
+		goto out;
 	req.path = &path;
 	req.sgid_attr = sgid;
 	l = ct_listen(ctx, ps);
@@ -573,15 +560,5 @@ void cm_sidr(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, as->last[1].param.sidr_rep_rcvd.status,
 		   IB_SIDR_UNSUPPORTED);
 out:
-	if (!IS_ERR_OR_NULL(id))
-		ib_destroy_cm_id(id);
-	if (ps->child)
-		ib_destroy_cm_id(ps->child);
-	if (l)
-		ib_destroy_cm_id(l);
-	if (sgid && !IS_ERR(sgid))
-		rdma_put_gid_attr(sgid);
-free:
-	kfree(as);
-	kfree(ps);
+	ct_finish(id, l, sgid, as, ps);
 }
