@@ -241,7 +241,8 @@ void cm_connect_disconnect(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EXPECT(ctx, !memcmp(ps->pdata[0], CT_PDATA, sizeof(CT_PDATA)),
 		       "REQ private data");
 	RDMA_KT_EQ(ctx, ps->child->state, IB_CM_REQ_RCVD);
-	RDMA_KT_EQ(ctx, ps->child->remote_id, id->local_id);
+	RDMA_KT_EQ(ctx, be32_to_cpu(ps->child->remote_id),
+		   be32_to_cpu(id->local_id));
 	rep.qp_num = lt_qpn(&p);
 	/* The CM knows our receive PSN once the REP names it. */
 	if (!RDMA_KT_EQ(ctx, ct_modify(ps->child, &p, IB_QPS_INIT), 0) ||
@@ -256,7 +257,8 @@ void cm_connect_disconnect(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, as->last[0].param.rep_rcvd.responder_resources, 3);
 	RDMA_KT_EQ(ctx, as->last[0].param.rep_rcvd.target_ack_delay,
 		   lt_dev->attrs.local_ca_ack_delay);
-	RDMA_KT_EQ(ctx, id->remote_id, ps->child->local_id);
+	RDMA_KT_EQ(ctx, be32_to_cpu(id->remote_id),
+		   be32_to_cpu(ps->child->local_id));
 	if (!RDMA_KT_EQ(ctx, ct_modify(id, &a, IB_QPS_RTR), 0) ||
 	    !RDMA_KT_EQ(ctx, ct_modify(id, &a, IB_QPS_RTS), 0) ||
 	    !RDMA_KT_EQ(ctx, ib_send_cm_rtu(id, NULL, 0), 0) ||
@@ -449,8 +451,8 @@ void cm_api_rules(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, ib_cm_listen(b, CT_SID), -EBUSY);
 	RDMA_KT_EQ(ctx, ib_cm_listen(a, CT_SID_NONE), -EINVAL);
 	RDMA_KT_EQ(ctx, ib_cm_listen(b, IB_CM_ASSIGN_SERVICE_ID), 0);
-	RDMA_KT_EQ(ctx, b->service_id & IB_SERVICE_ID_AGN_MASK,
-		   IB_CM_ASSIGN_SERVICE_ID);
+	RDMA_KT_EQ(ctx, be64_to_cpu(b->service_id & IB_SERVICE_ID_AGN_MASK),
+		   be64_to_cpu(IB_CM_ASSIGN_SERVICE_ID));
 	ib_destroy_cm_id(b);
 
 	/* Shared listeners */
@@ -539,7 +541,8 @@ void cm_sidr(struct rdma_ktap_ctx *ctx)
 	    !ct_expect(ctx, ps, 0, IB_CM_SIDR_REQ_RECEIVED, LT_WAIT_MS))
 		goto out;
 	RDMA_KT_EQ(ctx, id->state, IB_CM_SIDR_REQ_SENT);
-	RDMA_KT_EQ(ctx, ps->last[0].param.sidr_req_rcvd.service_id, CT_SID);
+	RDMA_KT_EQ(ctx, be64_to_cpu(ps->last[0].param.sidr_req_rcvd.service_id),
+		   be64_to_cpu(CT_SID));
 	RDMA_KT_EXPECT(ctx, ps->listen_id == l, "listen_id");
 	RDMA_KT_EXPECT(ctx, !memcmp(ps->pdata[0], CT_PDATA, sizeof(CT_PDATA)),
 		       "SIDR_REQ private data");
