@@ -24,6 +24,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
+#include "cma_priv.h"
 #include "core_priv.h"
 #include "nldev_priv.h"
 
@@ -393,11 +394,32 @@ static int res_fill_srq_raw(struct sk_buff *msg, bool admin,
 	return srq->device->ops.fill_res_srq_entry_raw(msg, srq);
 }
 
-/* CM IDs are not tracked yet (no rdma_cm); the table is always empty. */
+/* An RDMA CM ID (rdma_cm); the restrack reference keeps it alive. */
 static int res_fill_cm_id(struct sk_buff *msg, bool admin,
 			  struct rdma_restrack_entry *res, u32 port)
 {
-	return -EOPNOTSUPP;
+	struct rdma_id_private *p = container_of(res, struct rdma_id_private,
+						 res);
+	struct rdma_addr *a = &p->id.route.addr;
+
+	if (port && p->id.port_num != port)
+		return -EAGAIN;
+	if ((p->id.port_num &&
+	     nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, p->id.port_num)) ||
+	    (p->qp_num &&
+	     nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_LQPN, p->qp_num)) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_PS, p->id.ps) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_TYPE, p->id.qp_type) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_STATE, READ_ONCE(p->state)) ||
+	    (a->src_addr.ss_family &&
+	     nla_put(msg, RDMA_NLDEV_ATTR_RES_SRC_ADDR,
+		     sizeof(a->src_addr), &a->src_addr)) ||
+	    (a->dst_addr.ss_family &&
+	     nla_put(msg, RDMA_NLDEV_ATTR_RES_DST_ADDR,
+		     sizeof(a->dst_addr), &a->dst_addr)) ||
+	    nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_CM_IDN, res->id))
+		return -EMSGSIZE;
+	return res_fill_owner(msg, res);
 }
 
 #define RES_KIND(_type, _name, _id, _fill, _raw) {			\

@@ -38,6 +38,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 
+#include "cma_priv.h"
 #include "core_priv.h"
 
 /*
@@ -69,7 +70,13 @@ static const struct restrack_kind restrack_kinds[RDMA_RESTRACK_MAX] = {
 	[RDMA_RESTRACK_MR]	= RESTRACK_KIND(struct ib_mr, "MR"),
 	[RDMA_RESTRACK_CTX]	= RESTRACK_KIND(struct ib_ucontext, "CTX"),
 	[RDMA_RESTRACK_SRQ]	= RESTRACK_KIND(struct ib_srq, "SRQ"),
-	[RDMA_RESTRACK_CM_ID]	= { .label = "CM_ID" },
+	/* Entries of rdma_cm's IDs, on their device while attached. */
+	[RDMA_RESTRACK_CM_ID]	= {
+		.label = "CM_ID",
+		.trackable = true,
+		.res_at = offsetof(struct rdma_id_private, res),
+		.dev_at = offsetof(struct rdma_id_private, id.device),
+	},
 	[RDMA_RESTRACK_COUNTER]	= { .label = "COUNTER" },
 };
 
