@@ -221,10 +221,12 @@ int lt_end_create(struct lt_end *e, enum ib_qp_type type,
 }
 
 /* lt_end_create() with queues @depth deep and CQs of twice that */
-int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
-			struct ib_srq *srq, u32 depth)
+int lt_end_prepare(struct lt_end *e, enum ib_qp_type type,
+		   struct ib_srq *srq, u32 depth, struct ib_qp_init_attr *init)
 {
-	struct ib_qp_init_attr init = {
+	int ret;
+
+	*init = (struct ib_qp_init_attr) {
 		.event_handler = lt_qp_event,
 		.qp_context = e,
 		.qp_type = type,
@@ -239,8 +241,6 @@ int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
 			.max_recv_sge = srq ? 0 : 1,
 		},
 	};
-	int ret;
-
 	memset(e, 0, sizeof(*e));
 	atomic_set(&e->events, 0);
 	e->tx = kzalloc(LT_BUF, GFP_KERNEL);
@@ -271,18 +271,31 @@ int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
 		e->rcq = NULL;
 		goto err;
 	}
-	init.send_cq = e->scq;
-	init.recv_cq = e->rcq;
-	e->qp = ib_create_qp(lt_pd, &init);
-	if (IS_ERR(e->qp)) {
-		ret = PTR_ERR(e->qp);
-		e->qp = NULL;
-		goto err;
-	}
+	init->send_cq = e->scq;
+	init->recv_cq = e->rcq;
 	return 0;
 err:
 	lt_end_destroy(e);
 	return ret;
+}
+
+int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
+			struct ib_srq *srq, u32 depth)
+{
+	struct ib_qp_init_attr init;
+	int ret;
+
+	ret = lt_end_prepare(e, type, srq, depth, &init);
+	if (ret)
+		return ret;
+	e->qp = ib_create_qp(lt_pd, &init);
+	if (IS_ERR(e->qp)) {
+		ret = PTR_ERR(e->qp);
+		e->qp = NULL;
+		lt_end_destroy(e);
+		return ret;
+	}
+	return 0;
 }
 
 u32 lt_qpn(const struct lt_end *e)
@@ -1848,6 +1861,13 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "cm_mra_and_comm_est", cm_mra_and_comm_est },
 	{ "cm_api_rules", cm_api_rules },
 	{ "cm_sidr", cm_sidr },
+	{ "cma_rc_ipv4", cma_rc_ipv4 },
+	{ "cma_rc_ipv6", cma_rc_ipv6 },
+	{ "cma_refusals", cma_refusals },
+	{ "cma_api_rules", cma_api_rules },
+	{ "cma_ud_sidr", cma_ud_sidr },
+	{ "cma_multicast", cma_multicast },
+	{ "cma_addr_errors", cma_addr_errors },
 };
 
 static void lt_fini(void)

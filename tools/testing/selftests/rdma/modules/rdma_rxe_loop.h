@@ -9,7 +9,8 @@
  * rdma_rxe_qp_events.c those of QP operations and events; rdma_rxe_mad.c
  * those of the GSI QP (QP 1) and the MAD layer on it; rdma_rxe_addr.c
  * those of rdma_resolve_ip() on the device's netdev; rdma_rxe_path.c those
- * of paths (ib_sa.h).
+ * of paths (ib_sa.h); rdma_rxe_cm.c those of ib_cm, rdma_rxe_cma.c those
+ * of the RDMA CM (rdma_cm.h).
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -168,6 +169,13 @@ bool lt_path_attr(struct rdma_ktap_ctx *ctx, struct rdma_ah_attr *attr,
 		  int sgid_idx);
 struct ib_ah *lt_own_ah(struct rdma_ktap_ctx *ctx, struct ib_pd *pd, bool v6);
 void lt_end_destroy(struct lt_end *e);
+/*
+ * Buffers and CQs of @e, and in @init the attributes of its QP, which the
+ * caller creates (lt_end_create*() with ib_create_qp(), the RDMA CM cases
+ * with rdma_create_qp()); lt_end_destroy() undoes either.
+ */
+int lt_end_prepare(struct lt_end *e, enum ib_qp_type type,
+		   struct ib_srq *srq, u32 depth, struct ib_qp_init_attr *init);
 int lt_end_create(struct lt_end *e, enum ib_qp_type type, struct ib_srq *srq);
 int lt_end_create_depth(struct lt_end *e, enum ib_qp_type type,
 			struct ib_srq *srq, u32 depth);
@@ -251,6 +259,15 @@ void addr_resolve_cancel(struct rdma_ktap_ctx *ctx);
 void path_pack_unpack(struct rdma_ktap_ctx *ctx);
 void path_ah_attr_roce(struct rdma_ktap_ctx *ctx);
 void path_sa_client(struct rdma_ktap_ctx *ctx);
+
+/* rdma_rxe_cma.c */
+void cma_rc_ipv4(struct rdma_ktap_ctx *ctx);
+void cma_rc_ipv6(struct rdma_ktap_ctx *ctx);
+void cma_refusals(struct rdma_ktap_ctx *ctx);
+void cma_api_rules(struct rdma_ktap_ctx *ctx);
+void cma_ud_sidr(struct rdma_ktap_ctx *ctx);
+void cma_multicast(struct rdma_ktap_ctx *ctx);
+void cma_addr_errors(struct rdma_ktap_ctx *ctx);
 
 /* rdma_rxe_cm.c */
 void cm_connect_disconnect(struct rdma_ktap_ctx *ctx);
