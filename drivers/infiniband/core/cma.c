@@ -211,23 +211,26 @@ struct rdma_id_private *cma_id_alloc(struct net *net,
 
 	if (!p)
 		return NULL;
-	p->id.event_handler = handler;
+	/* What the owner sees; the addresses live in @net. */
 	p->id.context = context;
-	p->id.ps = ps;
+	p->id.event_handler = handler;
 	p->id.qp_type = qp_type;
+	p->id.ps = ps;
 	p->id.route.addr.dev_addr.net = get_net(net);
-	p->caller = caller;
-	spin_lock_init(&p->lock);
-	mutex_init(&p->handler_mutex);
-	mutex_init(&p->qp_mutex);
-	refcount_set(&p->refs, 1);
-	INIT_LIST_HEAD(&p->dev_node);
-	INIT_LIST_HEAD(&p->listen_node);
-	INIT_LIST_HEAD(&p->listen_devs);
-	INIT_LIST_HEAD(&p->mc_list);
-	p->seq_num = get_random_u32() & 0xffffff;
+	/* The Q_Key of the datagram port spaces, and the PSN we announce. */
 	if (ps == RDMA_PS_UDP || ps == RDMA_PS_IB)
 		p->qkey = RDMA_UDP_QKEY;
+	p->seq_num = get_random_u32() & 0xffffff;
+	p->caller = caller;
+	/* Lists it may join, its locks, and the owner's reference. */
+	INIT_LIST_HEAD(&p->mc_list);
+	INIT_LIST_HEAD(&p->listen_devs);
+	INIT_LIST_HEAD(&p->listen_node);
+	INIT_LIST_HEAD(&p->dev_node);
+	mutex_init(&p->qp_mutex);
+	mutex_init(&p->handler_mutex);
+	spin_lock_init(&p->lock);
+	refcount_set(&p->refs, 1);
 	rdma_restrack_new(&p->res, RDMA_RESTRACK_CM_ID);
 	rdma_restrack_set_name(&p->res, caller);
 	return p;
@@ -609,38 +612,42 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 		    union ib_gid *dgid)
 {
 	struct rdma_id_private *p = cma_priv(cm_id);
+	bool known = cm_id->device;
 
-	if (!cm_id->device) {
-		if (sgid)
-			memset(sgid, 0, sizeof(*sgid));
-		if (dgid)
-			memset(dgid, 0, sizeof(*dgid));
-		return;
+	if (sgid) {
+		memset(sgid, 0, sizeof(*sgid));
+		if (known)
+			rdma_ip2gid(cma_src(p), sgid);
 	}
-	if (sgid)
-		rdma_ip2gid(cma_src(p), sgid);
-	if (dgid)
-		rdma_ip2gid(cma_dst(p), dgid);
+	if (dgid) {
+		memset(dgid, 0, sizeof(*dgid));
+		if (known)
+			rdma_ip2gid(cma_dst(p), dgid);
+	}
 }
 EXPORT_SYMBOL(rdma_read_gids);
 
-static const char * const cma_event_names[] = {
-	[RDMA_CM_EVENT_ADDR_RESOLVED]	 = "address resolved",
-	[RDMA_CM_EVENT_ADDR_ERROR]	 = "address error",
-	[RDMA_CM_EVENT_ROUTE_RESOLVED]	 = "route resolved",
-	[RDMA_CM_EVENT_ROUTE_ERROR]	 = "route error",
-	[RDMA_CM_EVENT_CONNECT_REQUEST]	 = "connect request",
-	[RDMA_CM_EVENT_CONNECT_RESPONSE] = "connect response",
-	[RDMA_CM_EVENT_CONNECT_ERROR]	 = "connect error",
-	[RDMA_CM_EVENT_UNREACHABLE]	 = "unreachable",
-	[RDMA_CM_EVENT_REJECTED]	 = "rejected",
-	[RDMA_CM_EVENT_ESTABLISHED]	 = "established",
-	[RDMA_CM_EVENT_DISCONNECTED]	 = "disconnected",
-	[RDMA_CM_EVENT_DEVICE_REMOVAL]	 = "device removal",
-	[RDMA_CM_EVENT_MULTICAST_JOIN]	 = "multicast join",
-	[RDMA_CM_EVENT_MULTICAST_ERROR]	 = "multicast error",
-	[RDMA_CM_EVENT_ADDR_CHANGE]	 = "address change",
-	[RDMA_CM_EVENT_TIMEWAIT_EXIT]	 = "timewait exit",
+/* The names rdma_event_msg() gives, as stock gives them. */
+static const struct {
+	enum rdma_cm_event_type	event;
+	const char		*name;
+} cma_event_names[] = {
+	{ RDMA_CM_EVENT_ESTABLISHED, "established" },
+	{ RDMA_CM_EVENT_DISCONNECTED, "disconnected" },
+	{ RDMA_CM_EVENT_CONNECT_REQUEST, "connect request" },
+	{ RDMA_CM_EVENT_CONNECT_RESPONSE, "connect response" },
+	{ RDMA_CM_EVENT_CONNECT_ERROR, "connect error" },
+	{ RDMA_CM_EVENT_REJECTED, "rejected" },
+	{ RDMA_CM_EVENT_UNREACHABLE, "unreachable" },
+	{ RDMA_CM_EVENT_TIMEWAIT_EXIT, "timewait exit" },
+	{ RDMA_CM_EVENT_ADDR_RESOLVED, "address resolved" },
+	{ RDMA_CM_EVENT_ADDR_ERROR, "address error" },
+	{ RDMA_CM_EVENT_ADDR_CHANGE, "address change" },
+	{ RDMA_CM_EVENT_ROUTE_RESOLVED, "route resolved" },
+	{ RDMA_CM_EVENT_ROUTE_ERROR, "route error" },
+	{ RDMA_CM_EVENT_DEVICE_REMOVAL, "device removal" },
+	{ RDMA_CM_EVENT_MULTICAST_JOIN, "multicast join" },
+	{ RDMA_CM_EVENT_MULTICAST_ERROR, "multicast error" },
 };
 
 /**
@@ -652,8 +659,11 @@ static const char * const cma_event_names[] = {
  */
 const char *rdma_event_msg(enum rdma_cm_event_type event)
 {
-	if ((unsigned int)event < ARRAY_SIZE(cma_event_names))
-		return cma_event_names[event];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cma_event_names); i++)
+		if (cma_event_names[i].event == event)
+			return cma_event_names[i].name;
 	return "unrecognized event";
 }
 EXPORT_SYMBOL(rdma_event_msg);

@@ -35,29 +35,21 @@ void cma_qp_to_err(struct rdma_id_private *p)
 static int cma_init_attr_init(struct rdma_id_private *p,
 			      struct ib_qp_attr *attr, int *mask)
 {
-	u16 idx;
-	int ret;
+	struct ib_device *dev = p->id.device;
+	u32 port = p->id.port_num;
+	bool ud = p->id.qp_type == IB_QPT_UD;
 
+	/* UD QPs take the ID's Q_Key; RC QPs no remote access until RTR. */
+	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+		(ud ? IB_QP_QKEY : IB_QP_ACCESS_FLAGS);
+	attr->port_num = port;
+	attr->qkey = ud ? p->qkey : 0;
+	attr->qp_access_flags = 0;
 	/* RoCE has the default P_Key only; IPoIB's is in its address. */
-	ret = ib_find_cached_pkey(p->id.device, p->id.port_num,
-				  rdma_protocol_roce(p->id.device,
-						     p->id.port_num) ?
-				  IB_DEFAULT_PKEY_FULL :
-				  ib_addr_get_pkey(&p->id.route.addr.dev_addr),
-				  &idx);
-	if (ret)
-		return ret;
-	attr->pkey_index = idx;
-	attr->port_num = p->id.port_num;
-	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
-	if (p->id.qp_type == IB_QPT_UD) {
-		attr->qkey = p->qkey;
-		*mask |= IB_QP_QKEY;
-	} else {
-		attr->qp_access_flags = 0;
-		*mask |= IB_QP_ACCESS_FLAGS;
-	}
-	return 0;
+	return ib_find_cached_pkey(dev, port, rdma_protocol_roce(dev, port) ?
+				   IB_DEFAULT_PKEY_FULL :
+				   ib_addr_get_pkey(&p->id.route.addr.dev_addr),
+				   &attr->pkey_index);
 }
 
 /**
@@ -263,80 +255,95 @@ static u8 *cma_req_data(struct rdma_id_private *p,
 static int cma_sidr_handler(struct ib_cm_id *cm_id,
 			    const struct ib_cm_event *ev);
 
-static int cma_send_req(struct rdma_id_private *p,
-			const struct rdma_conn_param *param)
+/* The REQ of an RC connection, with @data (header first) of @len bytes. */
+static int cma_rc_req(struct rdma_id_private *p, struct ib_cm_id *cm_id,
+		      const struct rdma_conn_param *param, const u8 *data,
+		      u8 len)
 {
-	struct ib_cm_req_param req = {};
-	struct ib_cm_id *cm_id;
-	u8 *buf;
-	int ret;
+	struct ib_cm_req_param req = {
+		/* whom we ask, and along which path */
+		.service_id = rdma_get_service_id(&p->id, cma_dst(p)),
+		.primary_path = p->id.route.path_rec,
+		.ppath_sgid_attr = p->id.route.addr.dev_addr.sgid_attr,
+		/* our end */
+		.qp_type = p->id.qp_type,
+		.qp_num = p->qp_num,
+		.srq = p->srq,
+		.starting_psn = p->seq_num,
+		/* what the two QPs are allowed */
+		.initiator_depth = param->initiator_depth,
+		.responder_resources = param->responder_resources,
+		.flow_control = param->flow_control,
+		.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count),
+		.retry_count = min_t(u8, 7, param->retry_count),
+		/* the CM exchange's own timing, as stock's */
+		.max_cm_retries = CMA_MAX_CM_RETRIES,
+		.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
+		.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT,
+		.ece = p->ece,
+		.private_data = data,
+		.private_data_len = len,
+	};
 
-	buf = cma_req_data(p, param, IB_CM_REQ_PRIVATE_DATA_SIZE);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	cm_id = ib_create_cm_id(p->id.device, cma_ib_handler, p);
-	if (IS_ERR(cm_id)) {
-		kfree(buf);
-		return PTR_ERR(cm_id);
-	}
-	req.primary_path = p->id.route.path_rec;
-	req.ppath_sgid_attr = p->id.route.addr.dev_addr.sgid_attr;
-	req.service_id = rdma_get_service_id(&p->id, cma_dst(p));
-	req.qp_num = p->qp_num;
-	req.qp_type = p->id.qp_type;
-	req.starting_psn = p->seq_num;
-	req.private_data = buf;
-	req.private_data_len = CMA_HDR_LEN + param->private_data_len;
-	req.responder_resources = param->responder_resources;
-	req.initiator_depth = param->initiator_depth;
-	req.flow_control = param->flow_control;
-	req.retry_count = min_t(u8, 7, param->retry_count);
-	req.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
-	req.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
-	req.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
-	req.max_cm_retries = CMA_MAX_CM_RETRIES;
-	req.srq = p->srq;
-	req.ece = p->ece;
-	p->cm_id = cm_id;
-	ret = ib_send_cm_req(cm_id, &req);
-	kfree(buf);
-	if (ret) {
-		p->cm_id = NULL;
-		ib_destroy_cm_id(cm_id);
-	}
-	return ret;
+	return ib_send_cm_req(cm_id, &req);
 }
 
-static int cma_send_sidr_req(struct rdma_id_private *p,
-			     const struct rdma_conn_param *param)
+/* The SIDR_REQ of a UD ID, with @data (header first) of @len bytes. */
+static int cma_ud_req(struct rdma_id_private *p, struct ib_cm_id *cm_id,
+		      const u8 *data, u8 len)
 {
-	struct ib_cm_sidr_req_param req = {};
+	struct ib_cm_sidr_req_param req = {
+		.service_id = rdma_get_service_id(&p->id, cma_dst(p)),
+		.path = p->id.route.path_rec,
+		.sgid_attr = p->id.route.addr.dev_addr.sgid_attr,
+		.max_cm_retries = CMA_MAX_CM_RETRIES,
+		/* the CM response time in ms, as stock's */
+		.timeout_ms = 1 << (CMA_CM_RESPONSE_TIMEOUT - 8),
+		.private_data = data,
+		.private_data_len = len,
+	};
+
+	return ib_send_cm_sidr_req(cm_id, &req);
+}
+
+/* Without a QP of rdma_create_qp(), the caller names the QP to announce. */
+static void cma_announce(struct rdma_id_private *p,
+			 const struct rdma_conn_param *param)
+{
+	if (p->id.qp)
+		return;
+	p->srq = param->srq;
+	p->qp_num = param->qp_num;
+}
+
+/* Ask the peer: an ib_cm ID of our own, then a REQ or a SIDR_REQ. */
+static int cma_send_request(struct rdma_id_private *p,
+			    const struct rdma_conn_param *param)
+{
+	bool ud = p->id.qp_type == IB_QPT_UD;
+	u8 len = CMA_HDR_LEN + param->private_data_len;
 	struct ib_cm_id *cm_id;
 	u8 *buf;
 	int ret;
 
-	buf = cma_req_data(p, param, IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+	buf = cma_req_data(p, param, ud ? IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE :
+					  IB_CM_REQ_PRIVATE_DATA_SIZE);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	cm_id = ib_create_cm_id(p->id.device, cma_sidr_handler, p);
-	if (IS_ERR(cm_id)) {
-		kfree(buf);
-		return PTR_ERR(cm_id);
+	cm_id = ib_create_cm_id(p->id.device,
+				ud ? cma_sidr_handler : cma_ib_handler, p);
+	ret = PTR_ERR_OR_ZERO(cm_id);
+	if (!ret) {
+		/* An answer may come before the send returns. */
+		p->cm_id = cm_id;
+		ret = ud ? cma_ud_req(p, cm_id, buf, len) :
+			   cma_rc_req(p, cm_id, param, buf, len);
+		if (ret) {
+			p->cm_id = NULL;
+			ib_destroy_cm_id(cm_id);
+		}
 	}
-	req.path = p->id.route.path_rec;
-	req.sgid_attr = p->id.route.addr.dev_addr.sgid_attr;
-	req.service_id = rdma_get_service_id(&p->id, cma_dst(p));
-	req.timeout_ms = 1 << (CMA_CM_RESPONSE_TIMEOUT - 8);
-	req.private_data = buf;
-	req.private_data_len = CMA_HDR_LEN + param->private_data_len;
-	req.max_cm_retries = CMA_MAX_CM_RETRIES;
-	p->cm_id = cm_id;
-	ret = ib_send_cm_sidr_req(cm_id, &req);
 	kfree(buf);
-	if (ret) {
-		p->cm_id = NULL;
-		ib_destroy_cm_id(cm_id);
-	}
 	return ret;
 }
 
@@ -358,14 +365,8 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 
 	if (!cma_move(p, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT))
 		return -EINVAL;
-	if (!id->qp) {
-		p->qp_num = conn_param->qp_num;
-		p->srq = conn_param->srq;
-	}
-	if (id->qp_type == IB_QPT_UD)
-		ret = cma_send_sidr_req(p, conn_param);
-	else
-		ret = cma_send_req(p, conn_param);
+	cma_announce(p, conn_param);
+	ret = cma_send_request(p, conn_param);
 	if (ret) {
 		dev_dbg(&id->device->dev, "rdma_cm: connect to %pISpc failed: %d\n",
 			cma_dst(p), ret);
@@ -429,18 +430,21 @@ static int cma_rep_recv(struct rdma_id_private *p)
 	return ret;
 }
 
+/* The connection parameters a REP brings, as the RDMA CM reports them. */
 static void cma_rep_param(struct rdma_conn_param *c,
 			  const struct ib_cm_rep_event_param *rep,
 			  const void *data)
 {
-	c->private_data = data;
-	c->private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
-	c->responder_resources = rep->responder_resources;
-	c->initiator_depth = rep->initiator_depth;
-	c->flow_control = rep->flow_control;
-	c->rnr_retry_count = rep->rnr_retry_count;
-	c->srq = rep->srq;
-	c->qp_num = rep->remote_qpn;
+	*c = (struct rdma_conn_param) {
+		.qp_num = rep->remote_qpn,
+		.srq = rep->srq,
+		.initiator_depth = rep->initiator_depth,
+		.responder_resources = rep->responder_resources,
+		.rnr_retry_count = rep->rnr_retry_count,
+		.flow_control = rep->flow_control,
+		.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE,
+		.private_data = data,
+	};
 }
 
 /* Deliver @rev on behalf of ib_cm; a non-zero answer destroys @p. */
@@ -457,6 +461,42 @@ static int cma_cm_deliver(struct rdma_id_private *p, struct rdma_cm_event *rev)
 	return 0;
 }
 
+/*
+ * The RDMA CM event an ib_cm event of a connection becomes, with the
+ * status it carries when that is fixed; -1 for events the owner is not
+ * told about (MRA, LAP/APR).
+ */
+static int cma_ib_event(enum ib_cm_event_type type, int *status)
+{
+	static const struct {
+		enum ib_cm_event_type	from;
+		enum rdma_cm_event_type	to;
+		int			status;
+	} map[] = {
+		{ IB_CM_REP_RECEIVED, RDMA_CM_EVENT_ESTABLISHED, 0 },
+		{ IB_CM_RTU_RECEIVED, RDMA_CM_EVENT_ESTABLISHED, 0 },
+		{ IB_CM_USER_ESTABLISHED, RDMA_CM_EVENT_ESTABLISHED, 0 },
+		{ IB_CM_REJ_RECEIVED, RDMA_CM_EVENT_REJECTED, 0 },
+		/* the peer never answered our REQ or REP */
+		{ IB_CM_REQ_ERROR, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT },
+		{ IB_CM_REP_ERROR, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT },
+		{ IB_CM_DREQ_RECEIVED, RDMA_CM_EVENT_DISCONNECTED, 0 },
+		{ IB_CM_DREP_RECEIVED, RDMA_CM_EVENT_DISCONNECTED, 0 },
+		/* nor our DREQ: disconnected all the same */
+		{ IB_CM_DREQ_ERROR, RDMA_CM_EVENT_DISCONNECTED, -ETIMEDOUT },
+		{ IB_CM_TIMEWAIT_EXIT, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (map[i].from == type) {
+			*status = map[i].status;
+			return map[i].to;
+		}
+	}
+	return -1;
+}
+
 /**
  * cma_ib_handler() - ib_cm events of an RC connection, either side
  * @cm_id: the connection's ib_cm ID; its context is the RDMA CM ID
@@ -469,56 +509,39 @@ int cma_ib_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 	struct rdma_id_private *p = cm_id->context;
 	struct rdma_cm_event rev = {};
 	enum rdma_cm_state s;
+	int type;
 
 	mutex_lock(&p->handler_mutex);
 	s = cma_state(p);
-	if (ev->event == IB_CM_TIMEWAIT_EXIT ? s != RDMA_CM_DISCONNECT :
-					       s != RDMA_CM_CONNECT)
+	/* Only time wait's end comes after the connection's. */
+	if (s != (ev->event == IB_CM_TIMEWAIT_EXIT ? RDMA_CM_DISCONNECT :
+						    RDMA_CM_CONNECT))
 		goto ignore;
-	switch (ev->event) {
-	case IB_CM_REQ_ERROR:
-	case IB_CM_REP_ERROR:
-		rev.event = RDMA_CM_EVENT_UNREACHABLE;
-		rev.status = -ETIMEDOUT;
-		break;
-	case IB_CM_REP_RECEIVED:
-		if (p->id.qp) {
-			rev.status = cma_rep_recv(p);
-			rev.event = rev.status ? RDMA_CM_EVENT_CONNECT_ERROR :
-						 RDMA_CM_EVENT_ESTABLISHED;
-		} else {
-			rev.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
-			ib_send_cm_mra(cm_id, CMA_CM_MRA_SETTING |
-				       IB_CM_MRA_FLAG_DELAY, NULL, 0);
-		}
+	type = cma_ib_event(ev->event, &rev.status);
+	if (type < 0)
+		goto ignore;
+	rev.event = type;
+	if (ev->event == IB_CM_REP_RECEIVED) {
 		cma_rep_param(&rev.param.conn, &ev->param.rep_rcvd,
 			      ev->private_data);
 		rev.ece = ev->param.rep_rcvd.ece;
-		break;
-	case IB_CM_RTU_RECEIVED:
-	case IB_CM_USER_ESTABLISHED:
-		rev.event = RDMA_CM_EVENT_ESTABLISHED;
-		break;
-	case IB_CM_DREQ_ERROR:
-		rev.status = -ETIMEDOUT;
-		fallthrough;
-	case IB_CM_DREQ_RECEIVED:
-	case IB_CM_DREP_RECEIVED:
-		if (!cma_move(p, RDMA_CM_CONNECT, RDMA_CM_DISCONNECT))
-			goto ignore;
-		rev.event = RDMA_CM_EVENT_DISCONNECTED;
-		break;
-	case IB_CM_TIMEWAIT_EXIT:
-		rev.event = RDMA_CM_EVENT_TIMEWAIT_EXIT;
-		break;
-	case IB_CM_REJ_RECEIVED:
+		if (!p->id.qp) {
+			/* The owner connects its QP, then rdma_accept(). */
+			rev.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
+			ib_send_cm_mra(cm_id, CMA_CM_MRA_SETTING |
+				       IB_CM_MRA_FLAG_DELAY, NULL, 0);
+		} else {
+			rev.status = cma_rep_recv(p);
+			if (rev.status)
+				rev.event = RDMA_CM_EVENT_CONNECT_ERROR;
+		}
+	} else if (ev->event == IB_CM_REJ_RECEIVED) {
 		cma_qp_to_err(p);
-		rev.event = RDMA_CM_EVENT_REJECTED;
 		rev.status = ev->param.rej_rcvd.reason;
 		rev.param.conn.private_data = ev->private_data;
 		rev.param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
-		break;
-	default:
+	} else if (rev.event == RDMA_CM_EVENT_DISCONNECTED &&
+		   !cma_move(p, RDMA_CM_CONNECT, RDMA_CM_DISCONNECT)) {
 		goto ignore;
 	}
 	return cma_cm_deliver(p, &rev);
@@ -530,61 +553,65 @@ ignore:
 	return 0;
 }
 
+/* What a SIDR_REP tells the owner of @p, in @rev. */
+static void cma_sidr_rep_event(struct rdma_id_private *p,
+			       const struct ib_cm_event *ev,
+			       struct rdma_cm_event *rev)
+{
+	const struct ib_cm_sidr_rep_event_param *rep = &ev->param.sidr_rep_rcvd;
+	int ret;
+
+	rev->param.ud.private_data = ev->private_data;
+	rev->param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+	if (rep->status) {
+		/* the peer's CM or its owner said no: the status tells why */
+		rev->event = RDMA_CM_EVENT_UNREACHABLE;
+		rev->status = rep->status;
+		return;
+	}
+	/* Datagrams with another Q_Key would be dropped by the peer. */
+	ret = !rep->qkey || (p->qkey && p->qkey != rep->qkey) ? -EINVAL :
+	      ib_init_ah_attr_from_path(p->id.device, p->id.port_num,
+					p->id.route.path_rec,
+					&rev->param.ud.ah_attr, rep->sgid_attr);
+	if (ret) {
+		dev_dbg(&p->id.device->dev,
+			"rdma_cm: SIDR_REP refused (Q_Key %#x, ours %#x): %d\n",
+			rep->qkey, p->qkey, ret);
+		rev->event = RDMA_CM_EVENT_ADDR_ERROR;
+		rev->status = ret;
+		return;
+	}
+	rev->event = RDMA_CM_EVENT_ESTABLISHED;
+	rev->param.ud.qp_num = rep->qpn;
+	rev->param.ud.qkey = rep->qkey;
+}
+
+/* ib_cm events of a UD ID's service ID resolution. */
 static int cma_sidr_handler(struct ib_cm_id *cm_id,
 			    const struct ib_cm_event *ev)
 {
-	const struct ib_cm_sidr_rep_event_param *rep = &ev->param.sidr_rep_rcvd;
 	struct rdma_id_private *p = cm_id->context;
 	struct rdma_cm_event rev = {};
 	int ret;
 
 	mutex_lock(&p->handler_mutex);
-	if (cma_state(p) != RDMA_CM_CONNECT)
-		goto ignore;
-	switch (ev->event) {
-	case IB_CM_SIDR_REQ_ERROR:
+	if (cma_state(p) != RDMA_CM_CONNECT ||
+	    (ev->event != IB_CM_SIDR_REP_RECEIVED &&
+	     ev->event != IB_CM_SIDR_REQ_ERROR)) {
+		mutex_unlock(&p->handler_mutex);
+		return 0;
+	}
+	if (ev->event == IB_CM_SIDR_REP_RECEIVED) {
+		cma_sidr_rep_event(p, ev, &rev);
+	} else {
 		rev.event = RDMA_CM_EVENT_UNREACHABLE;
 		rev.status = -ETIMEDOUT;
-		break;
-	case IB_CM_SIDR_REP_RECEIVED:
-		rev.param.ud.private_data = ev->private_data;
-		rev.param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
-		if (rep->status) {
-			rev.event = RDMA_CM_EVENT_UNREACHABLE;
-			rev.status = rep->status;
-			break;
-		}
-		if (!rep->qkey || (p->qkey && p->qkey != rep->qkey)) {
-			dev_dbg(&cm_id->device->dev,
-				"rdma_cm: SIDR_REP Q_Key %#x, ours %#x\n",
-				rep->qkey, p->qkey);
-			rev.event = RDMA_CM_EVENT_ADDR_ERROR;
-			rev.status = -EINVAL;
-			break;
-		}
-		ret = ib_init_ah_attr_from_path(p->id.device, p->id.port_num,
-						p->id.route.path_rec,
-						&rev.param.ud.ah_attr,
-						rep->sgid_attr);
-		if (ret) {
-			rev.event = RDMA_CM_EVENT_ADDR_ERROR;
-			rev.status = ret;
-			break;
-		}
-		rev.event = RDMA_CM_EVENT_ESTABLISHED;
-		rev.param.ud.qp_num = rep->qpn;
-		rev.param.ud.qkey = rep->qkey;
-		break;
-	default:
-		goto ignore;
 	}
 	ret = cma_cm_deliver(p, &rev);
+	/* the AH the owner made holds its own references */
 	rdma_destroy_ah_attr(&rev.param.ud.ah_attr);
 	return ret;
-
-ignore:
-	mutex_unlock(&p->handler_mutex);
-	return 0;
 }
 
 /* ---- the passive side --------------------------------------------------- */
@@ -712,10 +739,8 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	lockdep_assert_held(&p->handler_mutex);
 	if (cma_state(p) != RDMA_CM_CONNECT || !p->cm_id)
 		return -EINVAL;
-	if (!id->qp && conn_param) {
-		p->qp_num = conn_param->qp_num;
-		p->srq = conn_param->srq;
-	}
+	if (conn_param)
+		cma_announce(p, conn_param);
 	if (id->qp_type == IB_QPT_UD) {
 		if (conn_param && conn_param->qkey && !p->qkey)
 			p->qkey = conn_param->qkey;
