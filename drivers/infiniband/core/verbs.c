@@ -58,6 +58,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
+#include <rdma/rw.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -1360,8 +1361,8 @@ static int qp_check_init_attr(struct ib_device *dev,
 		return -EINVAL;
 	}
 
-	/* Not provided by this core: the R/W API and WQ indirection. */
-	if (cap->max_rdma_ctxs || init->rwq_ind_tbl)
+	/* Not provided by this core: WQ indirection. */
+	if (init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (init->xrcd)
 		return -EINVAL;
@@ -1474,9 +1475,13 @@ static struct ib_qp *qp_create(struct ib_pd *pd, struct ib_qp_init_attr *init,
 			       struct ib_uqp_object *uobj, const char *caller)
 {
 	struct ib_device *dev = pd->device;
-	int ret = qp_check_init_attr(dev, init);
 	struct ib_qp *qp;
+	int ret;
 
+	/* R/W contexts post their requests on the send queue too. */
+	if (init->cap.max_rdma_ctxs)
+		rdma_rw_init_qp(dev, init);
+	ret = qp_check_init_attr(dev, init);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -1497,6 +1502,13 @@ static struct ib_qp *qp_create(struct ib_pd *pd, struct ib_qp_init_attr *init,
 	qp_take_caps(qp, init);
 
 	rdma_restrack_add(&qp->res);
+	if (init->cap.max_rdma_ctxs) {
+		ret = rdma_rw_init_mrs(qp, init);
+		if (ret) {
+			WARN_ON_ONCE(ib_destroy_qp_user(qp, udata));
+			return ERR_PTR(ret);
+		}
+	}
 	return qp;
 }
 
@@ -1515,8 +1527,11 @@ static struct ib_qp *qp_create(struct ib_pd *pd, struct ib_qp_init_attr *init,
  * Context: process context; sleeps.
  * Return: the QP, or ERR_PTR(-EINVAL) for a bad request, -EOPNOTSUPP if
  * the device has no QPs or for what this core does not provide (XRC
- * target QPs, cap.max_rdma_ctxs, WQ indirection tables), -ENOMEM, or the
- * provider's error.
+ * target QPs, WQ indirection tables, integrity QPs with R/W contexts),
+ * -ENOMEM, or the provider's error.  With cap.max_rdma_ctxs the send queue
+ * grows for the R/W API's requests and, where transfers register memory,
+ * the QP gets a pool of that many MRs (rdma_rw_init_qp(),
+ * rdma_rw_init_mrs()).
  */
 struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd,
 				  struct ib_qp_init_attr *qp_init_attr,
@@ -1828,6 +1843,7 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 		return ib_close_qp(qp);
 
 	WARN_ON_ONCE(qp->mrs_used > 0);
+	rdma_rw_cleanup_mrs(qp);
 
 	ret = rdma_restrack_destroy(&qp->res,
 				    qp->device->ops.destroy_qp(qp, udata));

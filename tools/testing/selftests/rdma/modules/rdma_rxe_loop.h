@@ -10,7 +10,7 @@
  * those of the GSI QP (QP 1) and the MAD layer on it; rdma_rxe_addr.c
  * those of rdma_resolve_ip() on the device's netdev; rdma_rxe_path.c those
  * of paths (ib_sa.h); rdma_rxe_cm.c those of ib_cm, rdma_rxe_cma.c those
- * of the RDMA CM (rdma_cm.h).
+ * of the RDMA CM (rdma_cm.h), rdma_rxe_rw.c those of the R/W API.
  */
 #ifndef RDMA_RXE_LOOP_H
 #define RDMA_RXE_LOOP_H
@@ -259,6 +259,12 @@ void addr_resolve_cancel(struct rdma_ktap_ctx *ctx);
 void path_pack_unpack(struct rdma_ktap_ctx *ctx);
 void path_ah_attr_roce(struct rdma_ktap_ctx *ctx);
 void path_sa_client(struct rdma_ktap_ctx *ctx);
+
+/* rdma_rxe_rw.c */
+void rw_sge_list(struct rdma_ktap_ctx *ctx);
+void rw_one_sge_per_wr(struct rdma_ktap_ctx *ctx);
+void rw_single_and_chain(struct rdma_ktap_ctx *ctx);
+void rw_sizes_and_pools(struct rdma_ktap_ctx *ctx);
 
 /* rdma_rxe_cma.c */
 void cma_rc_ipv4(struct rdma_ktap_ctx *ctx);
