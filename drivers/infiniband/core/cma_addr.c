@@ -313,23 +313,28 @@ EXPORT_SYMBOL(rdma_resolve_route);
 /**
  * rdma_set_ib_path() - give an ID the path its owner found
  * @id: the ID, ADDR_RESOLVED
- * @path_rec: the path, copied; on RoCE a RoCE path, whose MAC is taken
- *	from the resolved address
+ * @path_rec: the path, copied; on a RoCE port an InfiniBand or RoCE path
+ *	(it becomes a RoCE path of the source GID's type, with the resolved
+ *	next-hop MAC)
  *
  * The ID moves to ROUTE_RESOLVED at once; no event is raised.
  *
- * Return: 0; -EINVAL for a wrong state or a path of the wrong kind;
- * -ENOMEM.
+ * Return: 0; -EINVAL for a wrong state, an OPA path, or a RoCE path on
+ * another port; -ENOMEM.
  */
 int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 {
 	struct rdma_id_private *p = cma_priv(id);
 	struct sa_path_rec *path;
 
+	const struct ib_gid_attr *sga = id->route.addr.dev_addr.sgid_attr;
+	bool roce;
+
 	if (!cma_move(p, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
 		return -EINVAL;
-	if (rdma_protocol_roce(id->device, id->port_num) !=
-	    sa_path_is_roce(path_rec)) {
+	roce = rdma_protocol_roce(id->device, id->port_num);
+	if (sa_path_is_opa(path_rec) || (!roce && sa_path_is_roce(path_rec)) ||
+	    (roce && !sga)) {
 		cma_move(p, RDMA_CM_ROUTE_QUERY, RDMA_CM_ADDR_RESOLVED);
 		return -EINVAL;
 	}
@@ -338,7 +343,10 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 		cma_move(p, RDMA_CM_ROUTE_QUERY, RDMA_CM_ADDR_RESOLVED);
 		return -ENOMEM;
 	}
-	if (sa_path_is_roce(path)) {
+	if (roce) {
+		/* an InfiniBand layout (from user space) becomes a RoCE path */
+		memset(&path->roce, 0, sizeof(path->roce));
+		path->rec_type = sa_conv_gid_to_pathrec_type(sga->gid_type);
 		sa_path_set_dmac(path, id->route.addr.dev_addr.dst_dev_addr);
 		path->roce.route_resolved = true;
 	}

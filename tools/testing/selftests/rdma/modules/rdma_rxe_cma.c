@@ -6,12 +6,14 @@
  * with the parameters each event carries and SENDs over the QPs
  * rdma_create_qp() made, disconnection and time wait, refusals, UD
  * through SIDR with the address vector of the ESTABLISHED event, RoCE
- * multicast joins, and the calls' rules (binding, port sharing, states).
+ * multicast joins, the calls' rules (binding, port sharing, states), and
+ * paths and attributes in user space's layouts (ib_marshall.h).
  * What goes on the wire against stock is checked by tests/ulp_rping.sh.
  */
 #include <linux/inet.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
+#include <rdma/ib_marshall.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
@@ -377,6 +379,30 @@ static bool ca_req_data_ok(struct ca_end *c)
 	return true;
 }
 
+/* A SEND of @len bytes into the receive @rwr_id posted on @to. */
+static bool ca_send(struct rdma_ktap_ctx *ctx, struct lt_end *from,
+		    struct lt_end *to, u32 len, u32 seed, u64 rwr_id,
+		    const char *what)
+{
+	struct lt_wr w = { .op = IB_WR_SEND, .wr_id = 10 + rwr_id,
+			   .signaled = true, .laddr = from->tx_dma,
+			   .len = len };
+	struct ib_wc wc;
+
+	lt_fill(from->tx, len, seed);
+	if (!RDMA_KT_EQ(ctx, lt_post_send(from->qp, &w, NULL), 0) ||
+	    !lt_expect_wc(ctx, from->scq, what, w.wr_id, IB_WC_SUCCESS,
+			  IB_WC_SEND, NULL) ||
+	    !lt_expect_wc(ctx, to->rcq, what, rwr_id, IB_WC_SUCCESS,
+			  IB_WC_RECV, &wc) ||
+	    !lt_expect_data(ctx, to->rx, len, seed, what))
+		return false;
+	lt_traffic.sends++;
+	lt_traffic.recvs++;
+	lt_traffic.pkts += lt_npkts(len);
+	return true;
+}
+
 /*
  * Connect @c to the listener @l at @dst over RC, check what both sides
  * were told, and exchange a SEND each way.  Returns the passive end.
@@ -387,7 +413,6 @@ static struct ca_end *ca_connect_rc(struct rdma_ktap_ctx *ctx,
 {
 	struct rdma_conn_param p = ca_req_param;
 	struct ca_end *s = l->child;
-	struct ib_wc wc;
 
 	if (!ca_resolve(ctx, c, dst))
 		return NULL;
@@ -422,34 +447,9 @@ static struct ca_end *ca_connect_rc(struct rdma_ktap_ctx *ctx,
 	RDMA_KT_EQ(ctx, c->conn.qp_num, lt_qpn(&s->qp));
 	/* Both receives were posted before the connection: SEND each way. */
 	memset(s->qp.rx, 0, LT_BUF);
-	lt_fill(c->qp.tx, 100, 7);
-	lt_fill(s->qp.tx, 200, 8);
-	{
-		struct lt_wr w = { .op = IB_WR_SEND, .wr_id = 11,
-				   .signaled = true, .laddr = c->qp.tx_dma,
-				   .len = 100 };
-
-		if (!RDMA_KT_EQ(ctx, lt_post_send(c->qp.qp, &w, NULL), 0) ||
-		    !lt_expect_wc(ctx, c->qp.scq, "SEND a->p", 11,
-				  IB_WC_SUCCESS, IB_WC_SEND, NULL) ||
-		    !lt_expect_wc(ctx, s->qp.rcq, "RECV a->p", 1,
-				  IB_WC_SUCCESS, IB_WC_RECV, &wc) ||
-		    !lt_expect_data(ctx, s->qp.rx, 100, 7, "SEND a->p"))
-			return NULL;
-		w.laddr = s->qp.tx_dma;
-		w.len = 200;
-		w.wr_id = 12;
-		if (!RDMA_KT_EQ(ctx, lt_post_send(s->qp.qp, &w, NULL), 0) ||
-		    !lt_expect_wc(ctx, s->qp.scq, "SEND p->a", 12,
-				  IB_WC_SUCCESS, IB_WC_SEND, NULL) ||
-		    !lt_expect_wc(ctx, c->qp.rcq, "RECV p->a", 2,
-				  IB_WC_SUCCESS, IB_WC_RECV, &wc) ||
-		    !lt_expect_data(ctx, c->qp.rx, 200, 8, "SEND p->a"))
-			return NULL;
-		lt_traffic.sends += 2;
-		lt_traffic.recvs += 2;
-		lt_traffic.pkts += lt_npkts(100) + lt_npkts(200);
-	}
+	if (!ca_send(ctx, &c->qp, &s->qp, 100, 7, 1, "a->p") ||
+	    !ca_send(ctx, &s->qp, &c->qp, 200, 8, 2, "p->a"))
+		return NULL;
 	return s;
 }
 
@@ -874,4 +874,86 @@ void cma_addr_errors(struct rdma_ktap_ctx *ctx)
 	RDMA_KT_EQ(ctx, rdma_resolve_route(c->id, 0), -EINVAL);
 out:
 	ca_free(c);
+}
+
+/*
+ * A path through user space's layout and back, given to another ID with
+ * rdma_set_ib_path(); QP and AH attributes in the user layout.
+ */
+void cma_user_layouts(struct rdma_ktap_ctx *ctx)
+{
+	union ib_gid dgid = { .raw = { 0xfd, [15] = 9 } };
+	struct sa_path_rec k, *mine, *given;
+	struct ib_uverbs_qp_attr uq = {};
+	struct ib_uverbs_ah_attr ua;
+	struct ib_qp_attr qa = {};
+	struct ib_user_path_rec u;
+	struct rdma_ah_attr ah = {};
+	struct sockaddr_storage dst;
+	struct ca_end *a, *b;
+	int mask = 0;
+
+	a = ca_new();
+	b = ca_new();
+	ca_sin(&dst, false, CA_PORT + 30);
+	if (!RDMA_KT_EXPECT(ctx, a && b && ca_id(a, RDMA_PS_TCP, IB_QPT_RC) &&
+			    ca_id(b, RDMA_PS_TCP, IB_QPT_RC), "IDs") ||
+	    !ca_resolve(ctx, a, &dst))
+		goto out;
+	mine = a->id->route.path_rec;
+	ib_copy_path_rec_to_user(&u, mine);
+	RDMA_KT_EXPECT(ctx, !memcmp(u.dgid, mine->dgid.raw, 16) && !u.dlid &&
+		       u.mtu == mine->mtu && u.pkey == mine->pkey &&
+		       u.flow_label == mine->flow_label &&
+		       u.hop_limit == mine->hop_limit,
+		       "path in the user layout");
+	ib_copy_path_rec_from_user(&k, &u);
+	RDMA_KT_EQ(ctx, k.rec_type, SA_PATH_REC_TYPE_IB);
+	RDMA_KT_EXPECT(ctx, !memcmp(&k.sgid, &mine->sgid, 16) &&
+		       k.packet_life_time == mine->packet_life_time &&
+		       k.service_id == 0, "path back from the user layout");
+	/* not before the address is resolved; then as a RoCE path */
+	RDMA_KT_EQ(ctx, rdma_set_ib_path(b->id, &k), -EINVAL);
+	if (RDMA_KT_EQ(ctx, rdma_resolve_addr(b->id, NULL,
+					      (struct sockaddr *)&dst,
+					      LT_WAIT_MS), 0) &&
+	    ca_expect(ctx, b, RDMA_CM_EVENT_ADDR_RESOLVED, 0) &&
+	    RDMA_KT_EQ(ctx, rdma_set_ib_path(b->id, &k), 0)) {
+		given = b->id->route.path_rec;
+		RDMA_KT_EXPECT(ctx, given &&
+			       given->rec_type == SA_PATH_REC_TYPE_ROCE_V2 &&
+			       given->roce.route_resolved &&
+			       !memcmp(given->roce.dmac, mine->roce.dmac,
+				       ETH_ALEN) &&
+			       given->mtu == mine->mtu,
+			       "the path given is a RoCE v2 path");
+		RDMA_KT_EQ(ctx, rdma_set_ib_path(b->id, &k), -EINVAL);
+	}
+
+	/* INIT attributes of a QP without a connection yet */
+	qa.qp_state = IB_QPS_INIT;
+	if (RDMA_KT_EQ(ctx, rdma_init_qp_attr(a->id, &qa, &mask), 0)) {
+		uq.qp_attr_mask = mask;
+		ib_copy_qp_attr_to_user(lt_dev, &uq, &qa);
+		RDMA_KT_EXPECT(ctx, uq.qp_state == IB_QPS_INIT &&
+			       uq.port_num == 1 && uq.pkey_index == qa.pkey_index &&
+			       uq.qp_attr_mask == (IB_QP_STATE | IB_QP_PKEY_INDEX |
+						   IB_QP_PORT |
+						   IB_QP_ACCESS_FLAGS),
+			       "QP attributes in the user layout (mask %#x)",
+			       uq.qp_attr_mask);
+	}
+	ah.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&ah, 1);
+	rdma_ah_set_sl(&ah, 3);
+	rdma_ah_set_grh(&ah, &dgid, 0x12345, 2, 64, 5);
+	ib_copy_ah_attr_to_user(lt_dev, &ua, &ah);
+	RDMA_KT_EXPECT(ctx, ua.is_global && ua.port_num == 1 && ua.sl == 3 &&
+		       ua.grh.flow_label == 0x12345 && ua.grh.sgid_index == 2 &&
+		       ua.grh.hop_limit == 64 && ua.grh.traffic_class == 5 &&
+		       !memcmp(ua.grh.dgid, dgid.raw, 16),
+		       "AH attributes in the user layout");
+out:
+	ca_free(a);
+	ca_free(b);
 }

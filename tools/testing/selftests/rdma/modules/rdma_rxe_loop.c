@@ -1872,6 +1872,7 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "cma_ud_sidr", cma_ud_sidr },
 	{ "cma_multicast", cma_multicast },
 	{ "cma_addr_errors", cma_addr_errors },
+	{ "cma_user_layouts", cma_user_layouts },
 };
 
 static void lt_fini(void)

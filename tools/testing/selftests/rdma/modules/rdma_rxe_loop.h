@@ -274,6 +274,7 @@ void cma_api_rules(struct rdma_ktap_ctx *ctx);
 void cma_ud_sidr(struct rdma_ktap_ctx *ctx);
 void cma_multicast(struct rdma_ktap_ctx *ctx);
 void cma_addr_errors(struct rdma_ktap_ctx *ctx);
+void cma_user_layouts(struct rdma_ktap_ctx *ctx);
 
 /* rdma_rxe_cm.c */
 void cm_connect_disconnect(struct rdma_ktap_ctx *ctx);

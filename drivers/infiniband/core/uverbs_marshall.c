@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Attributes in the layouts user space reads and writes: address vectors
+ * and QP attributes as ib_uverbs_* (what rdma_ucm's INIT_QP_ATTR answers)
+ * and paths as ib_user_path_rec (what it reports and accepts).  Pure
+ * copies; the caller owns both sides.
+ */
+#include <linux/export.h>
+#include <linux/string.h>
+#include <rdma/ib_marshall.h>
+
+/**
+ * ib_copy_ah_attr_to_user() - an address vector in the user layout
+ * @device: the device it is for
+ * @dst: the user layout, overwritten whole
+ * @src: the vector
+ *
+ * The GRH part is filled only when @src has one (is_global then 1).  An
+ * OPA vector's 32-bit LID is cut to 16 bits, as the layout holds.
+ */
+void ib_copy_ah_attr_to_user(struct ib_device *device,
+			     struct ib_uverbs_ah_attr *dst,
+			     struct rdma_ah_attr *src)
+{
+	const struct ib_global_route *grh;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->port_num = rdma_ah_get_port_num(src);
+	dst->static_rate = rdma_ah_get_static_rate(src);
+	dst->src_path_bits = rdma_ah_get_path_bits(src);
+	dst->sl = rdma_ah_get_sl(src);
+	dst->dlid = rdma_ah_get_dlid(src);
+	if (!(rdma_ah_get_ah_flags(src) & IB_AH_GRH))
+		return;
+	grh = rdma_ah_read_grh(src);
+	dst->is_global = 1;
+	dst->grh.traffic_class = grh->traffic_class;
+	dst->grh.hop_limit = grh->hop_limit;
+	dst->grh.sgid_index = grh->sgid_index;
+	dst->grh.flow_label = grh->flow_label;
+	memcpy(dst->grh.dgid, grh->dgid.raw, sizeof(dst->grh.dgid));
+}
+EXPORT_SYMBOL(ib_copy_ah_attr_to_user);
+
+/**
+ * ib_copy_qp_attr_to_user() - QP attributes in the user layout
+ * @device: the QP's device
+ * @dst: the user layout; everything but qp_attr_mask, which the caller
+ *	sets, is overwritten
+ * @src: the attributes (both address vectors are read: the caller
+ *	zeroes what it did not fill)
+ */
+void ib_copy_qp_attr_to_user(struct ib_device *device,
+			     struct ib_uverbs_qp_attr *dst,
+			     struct ib_qp_attr *src)
+{
+	u32 mask = dst->qp_attr_mask;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->qp_attr_mask = mask;
+	/* states and numbers */
+	dst->qp_state = src->qp_state;
+	dst->cur_qp_state = src->cur_qp_state;
+	dst->path_mig_state = src->path_mig_state;
+	dst->path_mtu = src->path_mtu;
+	dst->dest_qp_num = src->dest_qp_num;
+	dst->sq_psn = src->sq_psn;
+	dst->rq_psn = src->rq_psn;
+	dst->qkey = src->qkey;
+	dst->qp_access_flags = src->qp_access_flags;
+	/* the queues */
+	dst->max_inline_data = src->cap.max_inline_data;
+	dst->max_recv_sge = src->cap.max_recv_sge;
+	dst->max_send_sge = src->cap.max_send_sge;
+	dst->max_recv_wr = src->cap.max_recv_wr;
+	dst->max_send_wr = src->cap.max_send_wr;
+	/* the paths */
+	ib_copy_ah_attr_to_user(device, &dst->ah_attr, &src->ah_attr);
+	ib_copy_ah_attr_to_user(device, &dst->alt_ah_attr, &src->alt_ah_attr);
+	dst->port_num = src->port_num;
+	dst->pkey_index = src->pkey_index;
+	dst->timeout = src->timeout;
+	dst->alt_port_num = src->alt_port_num;
+	dst->alt_pkey_index = src->alt_pkey_index;
+	dst->alt_timeout = src->alt_timeout;
+	/* the transport's limits */
+	dst->max_dest_rd_atomic = src->max_dest_rd_atomic;
+	dst->max_rd_atomic = src->max_rd_atomic;
+	dst->min_rnr_timer = src->min_rnr_timer;
+	dst->rnr_retry = src->rnr_retry;
+	dst->retry_cnt = src->retry_cnt;
+	dst->en_sqd_async_notify = src->en_sqd_async_notify;
+	dst->sq_draining = src->sq_draining;
+}
+EXPORT_SYMBOL(ib_copy_qp_attr_to_user);
+
+/*
+ * The fields a path and its user layout share, by the same names and in
+ * the same encoding, from @src to @dst (either way round).
+ */
+#define path_copy_common(dst, src) do {					\
+	typeof(dst) d_ = (dst);						\
+	typeof(src) s_ = (src);						\
+									\
+	d_->flow_label = s_->flow_label;				\
+	d_->hop_limit = s_->hop_limit;					\
+	d_->traffic_class = s_->traffic_class;				\
+	d_->reversible = s_->reversible;				\
+	d_->numb_path = s_->numb_path;					\
+	d_->pkey = s_->pkey;						\
+	d_->sl = s_->sl;						\
+	d_->mtu_selector = s_->mtu_selector;				\
+	d_->mtu = s_->mtu;						\
+	d_->rate_selector = s_->rate_selector;				\
+	d_->rate = s_->rate;						\
+	d_->packet_life_time_selector = s_->packet_life_time_selector;	\
+	d_->packet_life_time = s_->packet_life_time;			\
+	d_->preference = s_->preference;				\
+} while (0)
+
+/**
+ * ib_copy_path_rec_to_user() - a path in the user layout
+ * @dst: the user layout, overwritten whole
+ * @src: the path; a RoCE path has no LIDs (0), an OPA path's are cut to
+ *	16 bits
+ */
+void ib_copy_path_rec_to_user(struct ib_user_path_rec *dst,
+			      struct sa_path_rec *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst->dgid, src->dgid.raw, sizeof(dst->dgid));
+	memcpy(dst->sgid, src->sgid.raw, sizeof(dst->sgid));
+	dst->dlid = htons(ntohl(sa_path_get_dlid(src)));
+	dst->slid = htons(ntohl(sa_path_get_slid(src)));
+	dst->raw_traffic = sa_path_get_raw_traffic(src);
+	path_copy_common(dst, src);
+}
+EXPORT_SYMBOL(ib_copy_path_rec_to_user);
+
+/**
+ * ib_copy_path_rec_from_user() - a path user space gave
+ * @dst: the path, overwritten whole; an InfiniBand path (rdma_set_ib_path()
+ *	makes it a RoCE one on a RoCE port)
+ * @src: the user layout
+ */
+void ib_copy_path_rec_from_user(struct sa_path_rec *dst,
+				struct ib_user_path_rec *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->rec_type = SA_PATH_REC_TYPE_IB;
+	memcpy(dst->dgid.raw, src->dgid, sizeof(dst->dgid));
+	memcpy(dst->sgid.raw, src->sgid, sizeof(dst->sgid));
+	sa_path_set_dlid(dst, ntohs(src->dlid));
+	sa_path_set_slid(dst, ntohs(src->slid));
+	sa_path_set_raw_traffic(dst, src->raw_traffic);
+	path_copy_common(dst, src);
+}
+EXPORT_SYMBOL(ib_copy_path_rec_from_user);
