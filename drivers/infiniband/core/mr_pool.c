@@ -9,6 +9,41 @@
 #include <linux/export.h>
 #include <rdma/mr_pool.h>
 
+/*
+ * The first MR of @list, taken off it; @lend counts it as lent out.
+ * NULL when the pool is empty.
+ */
+static struct ib_mr *mr_pool_pop(struct ib_qp *qp, struct list_head *list,
+				 bool lend)
+{
+	struct ib_mr *mr = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	if (!list_empty(list)) {
+		mr = list_first_entry(list, struct ib_mr, qp_entry);
+		list_del(&mr->qp_entry);
+		qp->mrs_used += lend;
+	}
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	return mr;
+}
+
+/*
+ * @mr to the back of @list, so that the MRs of a pool take turns;
+ * @returned: it was lent out.
+ */
+static void mr_pool_push(struct ib_qp *qp, struct list_head *list,
+			 struct ib_mr *mr, bool returned)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->mr_lock, flags);
+	list_add_tail(&mr->qp_entry, list);
+	qp->mrs_used -= returned;
+	spin_unlock_irqrestore(&qp->mr_lock, flags);
+}
+
 /**
  * ib_mr_pool_get() - take an MR from a pool
  * @qp: the QP the pool belongs to
@@ -19,17 +54,7 @@
  */
 struct ib_mr *ib_mr_pool_get(struct ib_qp *qp, struct list_head *list)
 {
-	unsigned long flags;
-	struct ib_mr *mr;
-
-	spin_lock_irqsave(&qp->mr_lock, flags);
-	mr = list_first_entry_or_null(list, struct ib_mr, qp_entry);
-	if (mr) {
-		list_del(&mr->qp_entry);
-		qp->mrs_used++;
-	}
-	spin_unlock_irqrestore(&qp->mr_lock, flags);
-	return mr;
+	return mr_pool_pop(qp, list, true);
 }
 EXPORT_SYMBOL(ib_mr_pool_get);
 
@@ -43,12 +68,7 @@ EXPORT_SYMBOL(ib_mr_pool_get);
  */
 void ib_mr_pool_put(struct ib_qp *qp, struct list_head *list, struct ib_mr *mr)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->mr_lock, flags);
-	qp->mrs_used--;
-	list_add(&mr->qp_entry, list);
-	spin_unlock_irqrestore(&qp->mr_lock, flags);
+	mr_pool_push(qp, list, mr, true);
 }
 EXPORT_SYMBOL(ib_mr_pool_put);
 
@@ -71,7 +91,6 @@ EXPORT_SYMBOL(ib_mr_pool_put);
 int ib_mr_pool_init(struct ib_qp *qp, struct list_head *list, int nr,
 		    enum ib_mr_type type, u32 max_num_sg, u32 max_num_meta_sg)
 {
-	unsigned long flags;
 	struct ib_mr *mr;
 	int i;
 
@@ -87,9 +106,7 @@ int ib_mr_pool_init(struct ib_qp *qp, struct list_head *list, int nr,
 			ib_mr_pool_destroy(qp, list);
 			return PTR_ERR(mr);
 		}
-		spin_lock_irqsave(&qp->mr_lock, flags);
-		list_add_tail(&mr->qp_entry, list);
-		spin_unlock_irqrestore(&qp->mr_lock, flags);
+		mr_pool_push(qp, list, mr, false);
 	}
 	return 0;
 }
@@ -105,18 +122,9 @@ EXPORT_SYMBOL(ib_mr_pool_init);
  */
 void ib_mr_pool_destroy(struct ib_qp *qp, struct list_head *list)
 {
-	unsigned long flags;
 	struct ib_mr *mr;
 
-	for (;;) {
-		spin_lock_irqsave(&qp->mr_lock, flags);
-		mr = list_first_entry_or_null(list, struct ib_mr, qp_entry);
-		if (mr)
-			list_del(&mr->qp_entry);
-		spin_unlock_irqrestore(&qp->mr_lock, flags);
-		if (!mr)
-			break;
+	while ((mr = mr_pool_pop(qp, list, false)))
 		ib_dereg_mr(mr);
-	}
 }
 EXPORT_SYMBOL(ib_mr_pool_destroy);

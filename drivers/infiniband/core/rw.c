@@ -348,11 +348,12 @@ struct ib_send_wr *rdma_rw_ctx_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 		last = first;
 		break;
 	}
+	/* Chained: the caller's requests follow; else the last one signals. */
 	last->next = chain_wr;
-	if (!chain_wr) {
-		last->wr_cqe = cqe;
-		last->send_flags |= IB_SEND_SIGNALED;
-	}
+	if (chain_wr)
+		return first;
+	last->wr_cqe = cqe;
+	last->send_flags |= IB_SEND_SIGNALED;
 	return first;
 }
 EXPORT_SYMBOL(rdma_rw_ctx_wrs);

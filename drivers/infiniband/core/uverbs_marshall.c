@@ -6,6 +6,7 @@
  * copies; the caller owns both sides.
  */
 #include <linux/export.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <rdma/ib_marshall.h>
 
@@ -42,6 +43,76 @@ void ib_copy_ah_attr_to_user(struct ib_device *device,
 }
 EXPORT_SYMBOL(ib_copy_ah_attr_to_user);
 
+/*
+ * The scalar QP attributes: where each sits in the user layout (@to, @to_size
+ * bytes) and in the kernel's (@from, @from_size).  The kernel's enums and
+ * u32s become u32s, its u16s u16s, its u8s (and the u32 port numbers) u8s.
+ */
+#define QP_U(f)		offsetof(struct ib_uverbs_qp_attr, f)
+#define QP_K(f)		offsetof(struct ib_qp_attr, f)
+
+static const struct {
+	u16	to;
+	u8	to_size;
+	u16	from;
+	u8	from_size;
+} qp_fields[] = {
+	{ QP_U(qp_state), 4, QP_K(qp_state), 4 },
+	{ QP_U(cur_qp_state), 4, QP_K(cur_qp_state), 4 },
+	{ QP_U(path_mtu), 4, QP_K(path_mtu), 4 },
+	{ QP_U(path_mig_state), 4, QP_K(path_mig_state), 4 },
+	{ QP_U(qkey), 4, QP_K(qkey), 4 },
+	{ QP_U(rq_psn), 4, QP_K(rq_psn), 4 },
+	{ QP_U(sq_psn), 4, QP_K(sq_psn), 4 },
+	{ QP_U(dest_qp_num), 4, QP_K(dest_qp_num), 4 },
+	{ QP_U(qp_access_flags), 4, QP_K(qp_access_flags), 4 },
+	{ QP_U(max_send_wr), 4, QP_K(cap.max_send_wr), 4 },
+	{ QP_U(max_recv_wr), 4, QP_K(cap.max_recv_wr), 4 },
+	{ QP_U(max_send_sge), 4, QP_K(cap.max_send_sge), 4 },
+	{ QP_U(max_recv_sge), 4, QP_K(cap.max_recv_sge), 4 },
+	{ QP_U(max_inline_data), 4, QP_K(cap.max_inline_data), 4 },
+	{ QP_U(pkey_index), 2, QP_K(pkey_index), 2 },
+	{ QP_U(alt_pkey_index), 2, QP_K(alt_pkey_index), 2 },
+	{ QP_U(en_sqd_async_notify), 1, QP_K(en_sqd_async_notify), 1 },
+	{ QP_U(sq_draining), 1, QP_K(sq_draining), 1 },
+	{ QP_U(max_rd_atomic), 1, QP_K(max_rd_atomic), 1 },
+	{ QP_U(max_dest_rd_atomic), 1, QP_K(max_dest_rd_atomic), 1 },
+	{ QP_U(min_rnr_timer), 1, QP_K(min_rnr_timer), 1 },
+	{ QP_U(port_num), 1, QP_K(port_num), 4 },
+	{ QP_U(timeout), 1, QP_K(timeout), 1 },
+	{ QP_U(retry_cnt), 1, QP_K(retry_cnt), 1 },
+	{ QP_U(rnr_retry), 1, QP_K(rnr_retry), 1 },
+	{ QP_U(alt_port_num), 1, QP_K(alt_port_num), 4 },
+	{ QP_U(alt_timeout), 1, QP_K(alt_timeout), 1 },
+};
+
+static u32 field_get(const void *p, u8 size)
+{
+	switch (size) {
+	case 1:
+		return *(const u8 *)p;
+	case 2:
+		return *(const u16 *)p;
+	default:
+		return *(const u32 *)p;
+	}
+}
+
+static void field_put(void *p, u8 size, u32 v)
+{
+	switch (size) {
+	case 1:
+		*(u8 *)p = v;
+		break;
+	case 2:
+		*(u16 *)p = v;
+		break;
+	default:
+		*(u32 *)p = v;
+		break;
+	}
+}
+
 /**
  * ib_copy_qp_attr_to_user() - QP attributes in the user layout
  * @device: the QP's device
@@ -55,42 +126,16 @@ void ib_copy_qp_attr_to_user(struct ib_device *device,
 			     struct ib_qp_attr *src)
 {
 	u32 mask = dst->qp_attr_mask;
+	unsigned int i;
 
 	memset(dst, 0, sizeof(*dst));
 	dst->qp_attr_mask = mask;
-	/* states and numbers */
-	dst->qp_state = src->qp_state;
-	dst->cur_qp_state = src->cur_qp_state;
-	dst->path_mig_state = src->path_mig_state;
-	dst->path_mtu = src->path_mtu;
-	dst->dest_qp_num = src->dest_qp_num;
-	dst->sq_psn = src->sq_psn;
-	dst->rq_psn = src->rq_psn;
-	dst->qkey = src->qkey;
-	dst->qp_access_flags = src->qp_access_flags;
-	/* the queues */
-	dst->max_inline_data = src->cap.max_inline_data;
-	dst->max_recv_sge = src->cap.max_recv_sge;
-	dst->max_send_sge = src->cap.max_send_sge;
-	dst->max_recv_wr = src->cap.max_recv_wr;
-	dst->max_send_wr = src->cap.max_send_wr;
-	/* the paths */
+	for (i = 0; i < ARRAY_SIZE(qp_fields); i++)
+		field_put((u8 *)dst + qp_fields[i].to, qp_fields[i].to_size,
+			  field_get((u8 *)src + qp_fields[i].from,
+				    qp_fields[i].from_size));
 	ib_copy_ah_attr_to_user(device, &dst->ah_attr, &src->ah_attr);
 	ib_copy_ah_attr_to_user(device, &dst->alt_ah_attr, &src->alt_ah_attr);
-	dst->port_num = src->port_num;
-	dst->pkey_index = src->pkey_index;
-	dst->timeout = src->timeout;
-	dst->alt_port_num = src->alt_port_num;
-	dst->alt_pkey_index = src->alt_pkey_index;
-	dst->alt_timeout = src->alt_timeout;
-	/* the transport's limits */
-	dst->max_dest_rd_atomic = src->max_dest_rd_atomic;
-	dst->max_rd_atomic = src->max_rd_atomic;
-	dst->min_rnr_timer = src->min_rnr_timer;
-	dst->rnr_retry = src->rnr_retry;
-	dst->retry_cnt = src->retry_cnt;
-	dst->en_sqd_async_notify = src->en_sqd_async_notify;
-	dst->sq_draining = src->sq_draining;
 }
 EXPORT_SYMBOL(ib_copy_qp_attr_to_user);
 
