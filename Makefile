@@ -60,7 +60,7 @@ KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
 	modules_uninstall selftests_install stage stage-stock deps lint check run help kdir-check print-kver \
 	unit fuzz \
-	debug-kernel plain-kernel intree
+	debug-kernel plain-kernel intree nvme-ulps
 
 all: modules testmods
 
@@ -128,6 +128,54 @@ bench-stock: kdir-check
 	cp $(ULPSRC)/*.h $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_BENCH) modules
 
+# NVMe over RDMA, host (nvme-rdma) and target (nvmet-rdma), for the
+# nvme_rdma test: Linux's own sources from Debian's linux-source-6.12,
+# unpacked into build/ (never into the tree) and built against this tree
+# as any outside ULP is (our include/ and Module.symvers).  They run on the
+# kernel's own nvme-core, nvme-fabrics and nvmet, so a kernel configured
+# without those (or a machine without linux-source-6.12) gets neither; the
+# test then says so.  Upstream's code: built without W/C.
+NVME_TARBALL := $(lastword $(sort $(wildcard /usr/src/linux-source-6.12*.tar.xz)))
+NVME_SRC := $(TOP)/build/nvme/src
+NVME_BUILD := $(TOP)/build/nvme/$(KVER)
+NVME_ULPS := $(if $(NVME_TARBALL),$(filter 2,$(shell grep -sE \
+	'^CONFIG_NVME_(FABRICS|TARGET)=[ym]$$' $(KDIR)/include/config/auto.conf | wc -l)))
+NVME_KMAKE = $(MAKE) -C $(KDIR) $(OURINC) W= C= KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers
+
+$(NVME_SRC)/.unpacked: $(NVME_TARBALL)
+	rm -rf $(NVME_SRC)
+	mkdir -p $(NVME_SRC)
+	tar -C $(NVME_SRC) --strip-components=1 --wildcards -xJf $(NVME_TARBALL) \
+		'*/drivers/nvme/host/*' '*/drivers/nvme/target/*'
+	touch $@
+
+# build/nvme/KVER/{host,target}: rdma.c and the folder's headers, and a
+# Kbuild for the one module.
+$(NVME_BUILD)/host/Kbuild $(NVME_BUILD)/target/Kbuild: $(NVME_SRC)/.unpacked
+	mkdir -p $(@D)
+	cp $(NVME_SRC)/drivers/nvme/$(notdir $(@D))/rdma.c $(NVME_SRC)/drivers/nvme/$(notdir $(@D))/*.h $(@D)/
+	printf 'obj-m += %s.o\n%s-y := rdma.o\nccflags-y += -I$$(src)\n' \
+		$(NVME_MOD_$(notdir $(@D))) $(NVME_MOD_$(notdir $(@D))) >$@
+NVME_MOD_host := nvme-rdma
+NVME_MOD_target := nvmet-rdma
+
+# Kbuild reruns modpost when the kernel's Module.symvers changes, not
+# when ours (KBUILD_EXTRA_SYMBOLS) does: the modules would keep the symbol
+# versions of the core they were first linked against.  Dropping their
+# Module.symvers when ours is newer makes modpost run again.
+ifneq ($(NVME_ULPS),)
+nvme-ulps: modules $(NVME_BUILD)/host/Kbuild $(NVME_BUILD)/target/Kbuild
+	for d in host target; do \
+		if [ $(TOP)/Module.symvers -nt $(NVME_BUILD)/$$d/Module.symvers ]; then \
+			rm -f $(NVME_BUILD)/$$d/Module.symvers; fi; \
+	done
+	+$(NVME_KMAKE) M=$(NVME_BUILD)/host modules
+	+$(NVME_KMAKE) M=$(NVME_BUILD)/target modules
+else
+nvme-ulps:
+	@echo "nvme-ulps: skipped: no /usr/src/linux-source-6.12*.tar.xz or no CONFIG_NVME_FABRICS/CONFIG_NVME_TARGET in $(KDIR)"
+endif
+
 # What stock guests load on top of their kernel's own RDMA stack: the stock
 # builds of the test ULP and of the bench load generator.  On its own, with
 # KDIR and STAGE_STOCK set, it stages them for another kernel than the
@@ -141,8 +189,9 @@ stage-stock: ulp-stock bench-stock
 		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
 
 # What the QEMU guests load: every module plus the KTAP test modules, and
-# stage-stock for the stock guests.
-stage: all stage-stock
+# stage-stock for the stock guests; our builds of nvme-rdma and nvmet-rdma
+# (nvme-ulps) go to updates/drivers/nvme, ahead of the kernel's own.
+stage: all stage-stock nvme-ulps
 	rm -rf $(STAGE)
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(STAGE) INSTALL_MOD_DIR=updates \
 		DEPMOD=true $(KINSTALL) modules_install
@@ -152,6 +201,10 @@ stage: all stage-stock
 		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(BENCHSRC) INSTALL_MOD_PATH=$(STAGE) \
 		INSTALL_MOD_DIR=updates/selftests DEPMOD=true $(KINSTALL) modules_install
+	$(if $(NVME_ULPS),$(MAKE) -C $(KDIR) M=$(NVME_BUILD)/host INSTALL_MOD_PATH=$(STAGE) \
+		INSTALL_MOD_DIR=updates/drivers/nvme/host DEPMOD=true $(KINSTALL) modules_install)
+	$(if $(NVME_ULPS),$(MAKE) -C $(KDIR) M=$(NVME_BUILD)/target INSTALL_MOD_PATH=$(STAGE) \
+		INSTALL_MOD_DIR=updates/drivers/nvme/target DEPMOD=true $(KINSTALL) modules_install)
 
 clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TOP) clean

@@ -14,6 +14,7 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	iproute2 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3-pyverbs tshark
+	nvme-cli
 )
 
 missing=()
