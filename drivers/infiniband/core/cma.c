@@ -17,7 +17,7 @@
 MODULE_AUTHOR("RDMA core project");
 MODULE_DESCRIPTION("RDMA connection manager (IP-addressed connections over the InfiniBand CM)");
 MODULE_LICENSE("Dual BSD/GPL");
-MODULE_VERSION("1.0");
+MODULE_VERSION(RDMA_KMOD_VERSION);
 
 /* Guards the two lists and every port space's table (cma_priv.h). */
 DEFINE_MUTEX(cma_mutex);
