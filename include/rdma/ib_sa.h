@@ -74,6 +74,18 @@ enum ib_sa_selector {
 	IB_SA_BEST = 3
 };
 
+/*
+ * Multicast membership kinds (the JoinState bits of an MCMemberRecord,
+ * IBTA 15.2.5.17): rdma_join_multicast() takes BIT() of one of them.
+ */
+enum ib_sa_mc_join_states {
+	FULLMEMBER_JOIN,
+	NONMEMBER_JOIN,
+	SENDONLY_NONMEBER_JOIN,
+	SENDONLY_FULLMEMBER_JOIN,
+	NUM_JOIN_MEMBERSHIP_TYPES,
+};
+
 /* PathRecord component mask bits (IBTA 15.2.5.16) */
 #define IB_SA_PATH_REC_SERVICE_ID	(IB_SA_COMP_MASK(0) | IB_SA_COMP_MASK(1))
 #define IB_SA_PATH_REC_DGID				IB_SA_COMP_MASK(2)

@@ -85,6 +85,8 @@ bool cma_any_addr(const struct sockaddr *a)
 		       htonl(INADDR_ANY);
 	if (a->sa_family == AF_INET6)
 		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	if (a->sa_family == AF_IB)
+		return ib_addr_any(&((const struct sockaddr_ib *)a)->sib_addr);
 	return true;
 }
 
@@ -94,15 +96,28 @@ u16 cma_port(const struct sockaddr *a)
 		return ntohs(((const struct sockaddr_in *)a)->sin_port);
 	if (a->sa_family == AF_INET6)
 		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	if (a->sa_family == AF_IB) {
+		const struct sockaddr_ib *sib = (const struct sockaddr_ib *)a;
+
+		/* The port is the Service ID's low 16 bits, if significant. */
+		return be64_to_cpu(sib->sib_sid & sib->sib_sid_mask) & 0xffff;
+	}
 	return 0;
 }
 
 void cma_set_port(struct sockaddr *a, u16 port)
 {
-	if (a->sa_family == AF_INET)
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)a;
+
+	if (a->sa_family == AF_INET) {
 		((struct sockaddr_in *)a)->sin_port = htons(port);
-	else if (a->sa_family == AF_INET6)
+	} else if (a->sa_family == AF_INET6) {
 		((struct sockaddr_in6 *)a)->sin6_port = htons(port);
+	} else if (a->sa_family == AF_IB) {
+		sib->sib_sid = cpu_to_be64((be64_to_cpu(sib->sib_sid) &
+					    ~0xffffULL) | port);
+		sib->sib_sid_mask |= cpu_to_be64(0xffff);
+	}
 }
 
 /* The type of service of @p: its own, else its port's default. */
@@ -441,8 +456,6 @@ static void cma_event_work(struct work_struct *w)
 	} else {
 		mutex_unlock(&p->handler_mutex);
 	}
-	if (ew->ev.event == RDMA_CM_EVENT_MULTICAST_JOIN)
-		rdma_destroy_ah_attr(&ew->ev.param.ud.ah_attr);
 	cma_put(p);
 	kfree(ew);
 }
@@ -453,8 +466,7 @@ static void cma_event_work(struct work_struct *w)
  * @from: the state the ID must be in when the event runs
  * @to: the state it moves to then (@from == @to: no move; the event is
  *	dropped only if the ID is being destroyed or its device removed)
- * @ev: the event, copied; an ah_attr in a MULTICAST_JOIN is owned by the
- *	work from here on
+ * @ev: the event, copied
  *
  * Return: 0 or -ENOMEM.
  */

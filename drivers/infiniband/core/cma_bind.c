@@ -229,8 +229,12 @@ int cma_bind(struct rdma_id_private *p, struct sockaddr *addr)
 	struct rdma_dev_addr *da = &p->id.route.addr.dev_addr;
 	int ret;
 
-	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6 &&
+	    addr->sa_family != AF_IB)
 		return -EAFNOSUPPORT;
+	/* RoCE ports have no native IB addresses: AF_IB binds the wildcard. */
+	if (addr->sa_family == AF_IB && !cma_any_addr(addr))
+		return -EADDRNOTAVAIL;
 	if (!cma_move(p, RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND))
 		return -EINVAL;
 	memcpy(cma_src(p), addr, rdma_addr_size(addr));
@@ -287,11 +291,16 @@ int cma_bind_any(struct rdma_id_private *p, sa_family_t family)
  * @addr: AF_INET or AF_INET6 socket address; a specific address binds the
  *	ID to the RDMA device behind it, the wildcard to none; port 0 picks
  *	a free port of the namespace's local port range.  An IPv6 link-local
- *	address needs its scope ID.
+ *	address needs its scope ID.  AF_IB: only the wildcard GID (what
+ *	librdmacm binds to learn whether AF_IB works); the port is the low 16
+ *	bits of the Service ID when its mask covers them, else one is picked,
+ *	in the ID's own port space.  Such an ID can neither listen nor
+ *	resolve an IP address.
  *
  * Return: 0; -EAFNOSUPPORT for another family; -EINVAL when not IDLE or
  * without a link-local scope; -EADDRNOTAVAIL or -ENODEV when the address
- * is not on an RDMA netdev; -EADDRINUSE (same address) or -EADDRNOTAVAIL
+ * is not on an RDMA netdev (or is an AF_IB address other than the
+ * wildcard); -EADDRINUSE (same address) or -EADDRNOTAVAIL
  * (a wildcard involved) when the port is taken; -EACCES for a privileged
  * port without CAP_NET_BIND_SERVICE; -ENOMEM.
  */
@@ -399,8 +408,9 @@ static int cma_listen_devices(struct rdma_id_private *p)
  * Requests arrive as CONNECT_REQUEST events on new IDs.
  *
  * Return: 0; -EINVAL when the ID is neither IDLE nor ADDR_BOUND;
- * -EADDRINUSE when a port shared with rdma_set_reuseaddr() is also bound
- * by another ID; a bind errno; -ENOMEM; -EBUSY from the IB CM.
+ * -EAFNOSUPPORT when it is bound to an AF_IB address; -EADDRINUSE when a
+ * port shared with rdma_set_reuseaddr() is also bound by another ID; a
+ * bind errno; -ENOMEM; -EBUSY from the IB CM.
  */
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
@@ -412,6 +422,8 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		if (ret)
 			return ret;
 	}
+	if (cma_src(p)->sa_family == AF_IB)
+		return -EAFNOSUPPORT;
 	if (!cma_move(p, RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN))
 		return -EINVAL;
 	if (p->reuseaddr) {

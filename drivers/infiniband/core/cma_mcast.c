@@ -23,12 +23,19 @@
  * @addr: the group's address
  * @join_state: what the ID joined as
  * @igmp: the IP group was joined on the ID's netdev
+ * @id: the ID, referenced while @work is queued
+ * @work: delivers MULTICAST_JOIN; leaving cancels it or waits for it, so
+ *	that no event names a group after it was left
+ * @ev: that event; its address vector is freed with the work
  */
 struct cma_mc {
 	struct list_head	node;
 	struct sockaddr_storage	addr;
 	u8			join_state;
 	bool			igmp;
+	struct rdma_id_private	*id;
+	struct work_struct	work;
+	struct rdma_cm_event	ev;
 };
 
 /* Join (@join) or leave the IPv4 group of @mc on the ID's netdev. */
@@ -55,8 +62,32 @@ static void cma_igmp(struct rdma_id_private *p, struct cma_mc *mc, bool join)
 	dev_put(ndev);
 }
 
+/* MULTICAST_JOIN for @mc, unless its ID is going; the handler must return 0. */
+static void cma_mc_join_work(struct work_struct *w)
+{
+	struct cma_mc *mc = container_of(w, struct cma_mc, work);
+	struct rdma_id_private *p = mc->id;
+	enum rdma_cm_state s;
+
+	mutex_lock(&p->handler_mutex);
+	s = cma_state(p);
+	if (s == RDMA_CM_DESTROYING || s == RDMA_CM_DEVICE_REMOVAL)
+		pr_debug("rdma_cm: join of %pISc not reported, ID in state %d\n",
+			 &mc->addr, s);
+	else
+		WARN_ON_ONCE(cma_deliver(p, &mc->ev));
+	mutex_unlock(&p->handler_mutex);
+	rdma_destroy_ah_attr(&mc->ev.param.ud.ah_attr);
+	cma_put(p);
+}
+
 static void cma_mc_free(struct rdma_id_private *p, struct cma_mc *mc)
 {
+	/* A join event not delivered yet never will be. */
+	if (cancel_work_sync(&mc->work)) {
+		rdma_destroy_ah_attr(&mc->ev.param.ud.ah_attr);
+		cma_put(p);
+	}
 	if (mc->igmp)
 		cma_igmp(p, mc, false);
 	kfree(mc);
@@ -89,7 +120,10 @@ static void cma_mc_ah(struct rdma_id_private *p, union ib_gid *mgid,
  * @context: returned as the event's private_data
  *
  * MULTICAST_JOIN follows, with an address vector for the group (valid
- * during the handler), QP number 0xFFFFFF and the ID's Q_Key.
+ * during the handler), QP number 0xFFFFFF and the ID's Q_Key; the handler
+ * must return 0 for it.  Once rdma_leave_multicast() returned, no event
+ * names the group any more: leaving waits for a join event being
+ * delivered, so it must not be called from the handler of that event.
  *
  * Return: 0; -EINVAL for a wrong state, QP type or join state, for an ID
  * without a device or with a QP of rdma_create_qp(), for a group address
@@ -100,11 +134,9 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 			u8 join_state, void *context)
 {
 	struct rdma_id_private *p = cma_priv(id);
-	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_MULTICAST_JOIN };
 	enum rdma_cm_state s = cma_state(p);
 	struct cma_mc *mc, *o;
 	union ib_gid mgid;
-	int ret;
 
 	if (id->qp || id->qp_type != IB_QPT_UD || !id->device ||
 	    (s != RDMA_CM_ADDR_BOUND && s != RDMA_CM_ADDR_RESOLVED) ||
@@ -123,6 +155,8 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return -ENOMEM;
 	memcpy(&mc->addr, addr, sizeof(struct sockaddr_in));
 	mc->join_state = join_state;
+	mc->id = p;
+	INIT_WORK(&mc->work, cma_mc_join_work);
 	spin_lock_irq(&p->lock);
 	list_for_each_entry(o, &p->mc_list, node) {
 		if (((struct sockaddr_in *)&o->addr)->sin_addr.s_addr ==
@@ -138,16 +172,14 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		cma_igmp(p, mc, true);
 
 	rdma_ip2gid(addr, &mgid);
-	cma_mc_ah(p, &mgid, &ev.param.ud.ah_attr);
-	ev.param.ud.private_data = context;
-	ev.param.ud.qp_num = 0xFFFFFF;
-	ev.param.ud.qkey = p->qkey;
-	ret = cma_queue_event(p, s, s, &ev);
-	if (ret) {
-		rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
-		rdma_leave_multicast(id, addr);
-	}
-	return ret;
+	mc->ev.event = RDMA_CM_EVENT_MULTICAST_JOIN;
+	cma_mc_ah(p, &mgid, &mc->ev.param.ud.ah_attr);
+	mc->ev.param.ud.private_data = context;
+	mc->ev.param.ud.qp_num = 0xFFFFFF;
+	mc->ev.param.ud.qkey = p->qkey;
+	cma_get(p);
+	queue_work(cma_wq, &mc->work);
+	return 0;
 }
 EXPORT_SYMBOL(rdma_join_multicast);
 

@@ -14,6 +14,7 @@
 #include <net/ip6_route.h>
 #include <net/route.h>
 #include <rdma/ib_cache.h>
+#include "core_priv.h"
 #include "cma_hdr.h"
 #include "cma_priv.h"
 
@@ -160,6 +161,8 @@ static struct rdma_id_private *cma_new_conn(struct rdma_id_private *l,
 			 l->id.ps, r->qp_type, l->caller);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
+	/* A user listener's connections belong to its process. */
+	rdma_restrack_parent_name(&c->res, &l->res);
 	da = &c->id.route.addr.dev_addr;
 	memcpy(cma_src(c), &r->local, sizeof(r->local));
 	memcpy(cma_dst(c), &r->remote, sizeof(r->remote));
