@@ -26,7 +26,9 @@
 # that prove it did the work.  Then, on each guest, ucm_write_errors.py
 # drives /dev/infiniband/rdma_cm by hand: malformed and refused commands
 # get the errno stock gives, a resolution to the guest's own address
-# brings the events and queries librdmacm relies on.  Guest a also checks that its rdma_ucm is
+# brings the events and queries librdmacm relies on; and rdma-core's
+# pyverbs CM tests (test_rdmacm.py, both ends on the guest) run, none may
+# fail.  Guest a also checks that its rdma_ucm is
 # the project's (under updates/), that /dev/infiniband/rdma_cm and the
 # ABI version 4 in sysfs are there, and, after the runs, that resource
 # tracking lists no CM ID and no user QP.  Both guests end with the
@@ -228,6 +230,61 @@ ucm_write_errors() {
 	fi
 }
 
+# ucm_pyverbs: rdma-core's pyverbs CM tests (tests/test_rdmacm.py, both
+# ends in this guest) on rxe0: none may fail, and some must pass.  The
+# suite finds a device's IP address through its parent device's net/
+# folder in sysfs, which a hardware NIC has and rxe (stock's as ours) has
+# not, so the suite skips them all; here it is told the netdev of the GID
+# it uses instead (gid_attrs/ndevs), the tests themselves run unchanged.
+ucm_pyverbs() {
+	local dir=/tmp/pyverbs-cm out ran pass skip bad
+
+	if ! { rm -rf "$dir" && mkdir -p "$dir" &&
+		cp -r /usr/share/doc/rdma-core/tests "$dir/" &&
+		gunzip -f "$dir"/tests/*.gz; }; then
+		ktap_fail "pyverbs CM tests: suite copied" "cannot copy /usr/share/doc/rdma-core/tests"
+		return
+	fi
+	out=$(cd "$dir" && timeout "$(scaled 300)" /usr/bin/python3 - 2>&1 <<'PY'
+import sys
+import unittest
+from importlib.machinery import SourceFileLoader
+
+sys.path.insert(0, "tests")
+from args_parser import parser  # noqa: E402
+
+tests = SourceFileLoader("tests", "tests/__init__.py").load_module()
+import tests.base as base  # noqa: E402
+
+
+def ip_mac_of_gid_netdev(self, dev, port, idx):
+    path = "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d"
+    with open(path % (dev, port, idx)) as f:
+        ndev = f.read().strip()
+    ip, mac = self.get_ip_mac_address(ndev)
+    self.args.append([dev, port, idx, ip, mac])
+
+
+base.RDMATestCase._get_ip_mac = ip_mac_of_gid_netdev
+sys.argv = ["run_tests.py", "--dev", "rxe0", "--gid", "1", "-v",
+            "tests.test_rdmacm"]
+parser.parse_args()
+unittest.main(module=tests)
+PY
+	)
+	printf '%s\n' "$out" >"$RESULTS/pyverbs_cm.txt"
+	ran=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' <<<"$out")
+	pass=$(grep -c ' \.\.\. ok$' <<<"$out")
+	skip=$(grep -c ' \.\.\. skipped' <<<"$out")
+	bad=$(grep -cE ' \.\.\. (FAIL|ERROR)$' <<<"$out")
+	if [ -n "$ran" ] && [ "$bad" = 0 ] && [ "$pass" -gt 0 ]; then
+		ktap_ok "pyverbs CM tests: $ran run, $pass pass, $skip skipped, none failed"
+	else
+		ktap_fail "pyverbs CM tests: none failed, some passed" \
+			"ran '$ran', $pass pass, $skip skipped, $bad failed: $(grep -E ' \.\.\. (FAIL|ERROR)$' <<<"$out" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
 # No CM ID and no user QP left once every program ended.
 ucm_nothing_left() {
 	local ids qps
@@ -257,6 +314,7 @@ guest() {
 			n=$((n + 1))
 		done < <(runs)
 		ucm_write_errors
+		ucm_pyverbs
 		ucm_nothing_left
 	fi
 	check_modules_unload
