@@ -598,8 +598,9 @@ static int ucma_open(struct inode *inode, struct file *filp)
 		.filp = filp,
 		.ctxs = LIST_HEAD_INIT(file->ctxs),
 		.events = LIST_HEAD_INIT(file->events),
-		.wait = __WAIT_QUEUE_HEAD_INITIALIZER(file->wait),
 	};
+	/* Their lockdep classes come with these calls. */
+	init_waitqueue_head(&file->wait);
 	mutex_init(&file->mut);
 	filp->private_data = file;
 	/* No file position: commands are whole write()s. */
