@@ -28,7 +28,7 @@
 REPEATS=${BENCH_REPEATS:-2}
 SECS=${BENCH_SECS:-3}
 PING_ITERS=${BENCH_PING_ITERS:-200}
-MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv}
+MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm}
 UD_SIZE=1024
 RC_SIZE=${BENCH_RC_SIZE:-65536}
 # Sends in flight (0: rdma_bench's defaults, 32 UD and 8 RC); for
@@ -506,6 +506,71 @@ measure_uv_all() {
 	done
 }
 
+# ------------------------------------------------------------ rdma_cm --
+
+# Connections cmtime makes per repetition, and its ports.
+CM_CONNS=${BENCH_CM_CONNS:-100}
+CM_PORT=18950
+
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$1( |$)"
+}
+
+# cm_connect_ms CMTIME_OUTPUT: the "connect" step's total in ms.
+cm_connect_ms() {
+	awk -F: '$1 ~ /^connect +$/ { split($2, f, " "); v = f[1] }
+		END { if (v != "" && v + 0 > 0) print v }' <<<"$1"
+}
+
+# measure_cm: librdmacm's cmtime (rdmacm-utils) between the guests, b the
+# server and a the client making CM_CONNS RC connections at once, through
+# rdma_ucm on each stack; the sample is connections per second of its
+# "connect" step (REQ to ESTABLISHED for all of them).
+measure_cm() {
+	local name=cm_connects_per_s r port pid out ms c1
+	local -a cmd
+
+	if ! modprobe -a ib_uverbs rdma_ucm 2>/dev/null; then
+		fail_measure "$name" "modprobe rdma_ucm failed"
+	elif ! command -v cmtime >/dev/null; then
+		fail_measure "$name" "cmtime is not installed (rdmacm-utils)"
+	fi
+	for r in $(seq "$REPEATS"); do
+		port=$CM_PORT
+		CM_PORT=$((CM_PORT + 1))
+		cmd=(cmtime -p "$port" -c "$CM_CONNS")
+		if [ "$RDMA_ROLE" = b ]; then
+			pid=
+			if [ -z "${NA[$name]:-}" ]; then
+				timeout 120 "${cmd[@]}" -b "$MY_IP" >"$RESULTS/$name-$r.log" 2>&1 &
+				pid=$!
+				retry_until 10 cm_listening "$port"
+			fi
+			sync_point
+			sync_point
+			# The server has no end of its own.
+			[ -n "$pid" ] && { kill "$pid"; wait "$pid"; } 2>/dev/null
+			continue
+		fi
+		sync_point
+		if [ -z "${NA[$name]:-}" ]; then
+			c1=$(calib)
+			out=$(timeout 120 "${cmd[@]}" -s "$PEER_IP" 2>&1)
+			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
+			ms=$(cm_connect_ms "$out")
+			if [ -n "$ms" ]; then
+				record "$name" "$r" "$(awk -v n="$CM_CONNS" -v ms="$ms" 'BEGIN { printf "%.1f", n * 1000 / ms }')" \
+					"calib_ns=$(gmean "$c1" "$(calib)")"
+			else
+				FAILED[$name]="cmtime: $(grep -m 1 -iE "fail|error" <<<"$out" || tail -n 1 <<<"$out")"
+			fi
+		fi
+		sync_point
+	done
+	[ "$RDMA_ROLE" = a ] && done_measure "$name"
+	sync_point
+}
+
 # ------------------------------------------------------------ counters --
 
 # What the stacks count, for reading the numbers: the port's hw_counters
@@ -555,6 +620,7 @@ guest() {
 	wanted lat && counted ud_lat_us measure_lat
 	wanted rc && counted rc_mb_per_s measure_rc
 	wanted uv && measure_uv_all
+	wanted cm && counted cm_connects_per_s measure_cm
 
 	if module_loaded rdma_bench; then
 		ktap_check "rmmod rdma_bench" rmmod rdma_bench

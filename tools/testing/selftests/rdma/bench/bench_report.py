@@ -45,6 +45,8 @@ MEASURES = {
                                "perftest ib_write_bw RC 64 KiB a -> b"),
     "uv_send_lat_us": ("us", "lower", 1.0,
                        "perftest ib_send_lat RC 64 B, typical (one way)"),
+    "cm_connects_per_s": ("conn/s", "higher", 1.0,
+                          "librdmacm cmtime, 100 RC connections a -> b at once"),
     "udp_limit_msg_per_s": ("msg/s", "higher", None,
                             "raw 1 KiB UDP datagrams a -> b, no RDMA"),
     "rxe_vs_udp_limit": ("fraction", "higher", None,

@@ -20,7 +20,7 @@
 #   BENCH_ROUNDS      boots per stack, alternating stock and project
 #                     (default 2); samples of all rounds are pooled
 #   BENCH_STACKS      default "stock project"
-#   BENCH_MEASURES    default "ah ah_atomic udp ud lat rc uv"
+#   BENCH_MEASURES    default "ah ah_atomic udp ud lat rc uv cm"
 #   BENCH_RC_SIZE, BENCH_UD_WINDOW, BENCH_RC_WINDOW
 #   BENCH_PROFILE     1: a perf profile of both guests during every stream
 #                     for exploring only: RC message size (65536), sends
@@ -45,7 +45,7 @@ BENCH_SECS=${BENCH_SECS:-3}
 BENCH_PING_ITERS=${BENCH_PING_ITERS:-200}
 BENCH_ROUNDS=${BENCH_ROUNDS:-2}
 BENCH_STACKS=${BENCH_STACKS:-stock project}
-BENCH_MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv}
+BENCH_MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm}
 
 for v in BENCH_REPEATS BENCH_SECS BENCH_PING_ITERS BENCH_ROUNDS; do
 	case ${!v} in
