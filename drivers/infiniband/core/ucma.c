@@ -435,6 +435,29 @@ int ucma_event_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	return 0;
 }
 
+/*
+ * The oldest event of @file, returned with @file->mut held; waits for one
+ * unless the file is non-blocking (-EAGAIN), or a signal comes first.
+ */
+static struct ucma_event *ucma_next_event(struct ucma_file *file)
+{
+	struct ucma_event *e;
+
+	for (;;) {
+		mutex_lock(&file->mut);
+		e = list_first_entry_or_null(&file->events, struct ucma_event,
+					     node);
+		if (e)
+			return e;
+		mutex_unlock(&file->mut);
+		if (file->filp->f_flags & O_NONBLOCK)
+			return ERR_PTR(-EAGAIN);
+		if (wait_event_interruptible(file->wait,
+					     !list_empty_careful(&file->events)))
+			return ERR_PTR(-ERESTARTSYS);
+	}
+}
+
 /**
  * ucma_get_event() - GET_EVENT: the oldest event, waiting for one
  * @file: the file
@@ -444,29 +467,18 @@ int ucma_event_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
  * Fetching a CONNECT_REQUEST publishes the new context and gives its
  * listener's backlog slot back.
  *
- * Return: 0; -ENOSPC for @out too small for the fields before reserved;
- * -EAGAIN when the file is non-blocking and nothing waits; -ERESTARTSYS;
+ * Return: 0; -EAGAIN when the file is non-blocking and nothing waits;
+ * -ERESTARTSYS;
  * -EFAULT (the event stays queued); -ENOMEM.
  */
 ssize_t ucma_get_event(struct ucma_file *file, const void *in, int out)
 {
 	const struct rdma_ucm_get_event *cmd = in;
-	struct ucma_event *e;
+	struct ucma_event *e = ucma_next_event(file);
 	int ret;
 
-	if (out < offsetof(struct rdma_ucm_event_resp, reserved))
-		return -ENOSPC;
-	mutex_lock(&file->mut);
-	while (list_empty(&file->events)) {
-		mutex_unlock(&file->mut);
-		if (file->filp->f_flags & O_NONBLOCK)
-			return -EAGAIN;
-		if (wait_event_interruptible(file->wait,
-					     !list_empty(&file->events)))
-			return -ERESTARTSYS;
-		mutex_lock(&file->mut);
-	}
-	e = list_first_entry(&file->events, struct ucma_event, node);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	ret = e->conn ? ucma_ctx_publish(e->conn) : 0;
 	if (!ret && copy_to_user(u64_to_user_ptr(cmd->response), &e->resp,
 				 min_t(size_t, out, sizeof(e->resp))))
@@ -540,7 +552,7 @@ static void ucma_move(struct ucma_context *ctx, struct ucma_file *from,
  *	as @fd
  * @out: room at the response pointer
  *
- * Return: 0; -ENOSPC; -ENOENT for @fd not open (as stock answers),
+ * Return: 0; -ENOENT for @fd not open (as stock answers),
  * -EINVAL for one that is not an rdma_cm file; ucma_get() errors; -EFAULT.
  */
 ssize_t ucma_migrate_id(struct ucma_file *file, const void *in, int out)
@@ -552,8 +564,6 @@ ssize_t ucma_migrate_id(struct ucma_file *file, const void *in, int out)
 	struct fd f;
 	int ret = 0;
 
-	if (out < sizeof(resp))
-		return -ENOSPC;
 	f = fdget(cmd->fd);
 	if (!fd_file(f))
 		return -ENOENT;
@@ -687,6 +697,8 @@ static ssize_t ucma_write(struct file *filp, const char __user *buf,
 			 hdr.cmd, hdr.in, c->min);
 		return -EINVAL;
 	}
+	if (hdr.out < c->room)
+		return -ENOSPC;
 	memset(payload, 0, c->size);
 	if (copy_from_user(payload, buf + sizeof(hdr), min(hdr.in, c->size)))
 		return -EFAULT;

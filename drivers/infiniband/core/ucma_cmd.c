@@ -12,14 +12,10 @@
 #include <rdma/rdma_cm_ib.h>
 #include "ucma_priv.h"
 
-/* @size bytes of @resp to user space, when @out leaves room for them. */
-static int ucma_respond(u64 response, const void *resp, size_t size, int out)
+/* @size bytes of @resp to user space (the dispatcher saw room for them). */
+static int ucma_respond(u64 response, const void *resp, size_t size)
 {
-	if (out < size)
-		return -ENOSPC;
-	if (copy_to_user(u64_to_user_ptr(response), resp, size))
-		return -EFAULT;
-	return 0;
+	return copy_to_user(u64_to_user_ptr(response), resp, size) ? -EFAULT : 0;
 }
 
 /* The QP type of each port space; the IB space takes the caller's. */
@@ -57,8 +53,6 @@ static ssize_t ucma_create_id(struct ucma_file *file, const void *in, int out)
 	enum ib_qp_type type;
 	int ret;
 
-	if (out < sizeof(resp))
-		return -ENOSPC;
 	ret = ucma_qp_type(cmd->ps, cmd->qp_type, &type);
 	if (ret)
 		return ret;
@@ -74,7 +68,7 @@ static ssize_t ucma_create_id(struct ucma_file *file, const void *in, int out)
 	}
 	ctx->cm_id = cm_id;
 	resp.id = ctx->id;
-	ret = ucma_respond(cmd->response, &resp, sizeof(resp), out) ?:
+	ret = ucma_respond(cmd->response, &resp, sizeof(resp)) ?:
 	      ucma_ctx_publish(ctx);
 	if (!ret)
 		return 0;
@@ -90,13 +84,11 @@ static ssize_t ucma_destroy_id(struct ucma_file *file, const void *in, int out)
 	struct rdma_ucm_destroy_id_resp resp = {};
 	struct ucma_context *ctx;
 
-	if (out < sizeof(resp))
-		return -ENOSPC;
 	ctx = ucma_take(file, cmd->id);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	resp.events_reported = ucma_destroy_ctx(ctx);
-	return ucma_respond(cmd->response, &resp, sizeof(resp), out);
+	return ucma_respond(cmd->response, &resp, sizeof(resp));
 }
 
 static ssize_t ucma_bind_ip(struct ucma_file *file, const void *in, int out)
@@ -321,8 +313,6 @@ static ssize_t ucma_init_qp_attr(struct ucma_file *file, const void *in,
 	struct ucma_context *ctx;
 	int mask, ret;
 
-	if (out < sizeof(resp))
-		return -ENOSPC;
 	if (cmd->qp_state > IB_QPS_ERR)
 		return -EINVAL;
 	ctx = ucma_get_locked(file, cmd->id);
@@ -337,7 +327,7 @@ static ssize_t ucma_init_qp_attr(struct ucma_file *file, const void *in,
 		resp.qp_attr_mask = mask;
 	}
 	ucma_put_unlock(ctx);
-	return ret ?: ucma_respond(cmd->response, &resp, sizeof(resp), out);
+	return ret ?: ucma_respond(cmd->response, &resp, sizeof(resp));
 }
 
 static ssize_t ucma_notify(struct ucma_file *file, const void *in, int out)
@@ -448,7 +438,7 @@ static ssize_t ucma_set_option(struct ucma_file *file, const void *in,
 /* ---- multicast ------------------------------------------------------------ */
 
 static int ucma_join(struct ucma_file *file, u32 id, u64 uid, u64 response,
-		     struct sockaddr *addr, u16 flags, int out)
+		     struct sockaddr *addr, u16 flags)
 {
 	struct rdma_ucm_create_id_resp resp = {};
 	struct ucma_context *ctx;
@@ -456,8 +446,6 @@ static int ucma_join(struct ucma_file *file, u32 id, u64 uid, u64 response,
 	u8 state;
 	int ret;
 
-	if (out < sizeof(resp))
-		return -ENOSPC;
 	if (flags == RDMA_MC_JOIN_FLAG_FULLMEMBER)
 		state = BIT(FULLMEMBER_JOIN);
 	else if (flags == RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
@@ -483,7 +471,7 @@ static int ucma_join(struct ucma_file *file, u32 id, u64 uid, u64 response,
 	if (ret)
 		goto err_xa;
 	resp.id = mc->id;
-	ret = ucma_respond(response, &resp, sizeof(resp), out) ?:
+	ret = ucma_respond(response, &resp, sizeof(resp)) ?:
 	      xa_err(xa_store(&ucma_mcs, mc->id, mc, GFP_KERNEL));
 	if (ret)
 		goto err_leave;
@@ -511,8 +499,7 @@ static ssize_t ucma_join_ip_mcast(struct ucma_file *file, const void *in,
 	if (!rdma_addr_size_in6(&addr))
 		return -EINVAL;
 	return ucma_join(file, cmd->id, cmd->uid, cmd->response,
-			 (struct sockaddr *)&addr, RDMA_MC_JOIN_FLAG_FULLMEMBER,
-			 out);
+			 (struct sockaddr *)&addr, RDMA_MC_JOIN_FLAG_FULLMEMBER);
 }
 
 static ssize_t ucma_join_mcast(struct ucma_file *file, const void *in,
@@ -524,7 +511,7 @@ static ssize_t ucma_join_mcast(struct ucma_file *file, const void *in,
 	if (!cmd->addr_size || cmd->addr_size != rdma_addr_size_kss(&addr))
 		return -EINVAL;
 	return ucma_join(file, cmd->id, cmd->uid, cmd->response,
-			 (struct sockaddr *)&addr, cmd->join_flags, out);
+			 (struct sockaddr *)&addr, cmd->join_flags);
 }
 
 static ssize_t ucma_leave_mcast(struct ucma_file *file, const void *in,
@@ -535,8 +522,6 @@ static ssize_t ucma_leave_mcast(struct ucma_file *file, const void *in,
 	struct ucma_context *ctx;
 	struct ucma_mc *mc;
 
-	if (out < sizeof(resp))
-		return -ENOSPC;
 	/* Whoever erases the group owns it; its context stays while held. */
 	xa_lock(&ucma_mcs);
 	mc = xa_load(&ucma_mcs, cmd->id);
@@ -559,45 +544,61 @@ static ssize_t ucma_leave_mcast(struct ucma_file *file, const void *in,
 	resp.events_reported = ucma_mc_forget(mc);
 	ucma_put_unlock(ctx);
 	kfree(mc);
-	return ucma_respond(cmd->response, &resp, sizeof(resp), out);
+	return ucma_respond(cmd->response, &resp, sizeof(resp));
 }
 
 /* ---- the table --------------------------------------------------------------- */
 
-#define UCMA_CMD(name, fn, type)	UCMA_CMD_MIN(name, fn, type, sizeof(type))
-#define UCMA_CMD_MIN(name, fn, type, least) \
-	[RDMA_USER_CM_CMD_##name] = { fn, sizeof(type), least }
+/*
+ * UCMA_CMD(NAME, handler, payload type, room its answer needs);
+ * UCMA_CMD_MIN() for a payload that may end before the type does.
+ */
+#define UCMA_CMD(name, fn, type, room) \
+	UCMA_CMD_MIN(name, fn, type, sizeof(type), room)
+#define UCMA_CMD_MIN(name, fn, type, least, room) \
+	[RDMA_USER_CM_CMD_##name] = { fn, sizeof(type), least, room }
 
 const struct ucma_cmd ucma_cmds[] = {
-	UCMA_CMD(CREATE_ID, ucma_create_id, struct rdma_ucm_create_id),
-	UCMA_CMD(DESTROY_ID, ucma_destroy_id, struct rdma_ucm_destroy_id),
-	UCMA_CMD(BIND_IP, ucma_bind_ip, struct rdma_ucm_bind_ip),
-	UCMA_CMD(RESOLVE_IP, ucma_resolve_ip, struct rdma_ucm_resolve_ip),
+	UCMA_CMD(CREATE_ID, ucma_create_id, struct rdma_ucm_create_id,
+		 sizeof(struct rdma_ucm_create_id_resp)),
+	UCMA_CMD(DESTROY_ID, ucma_destroy_id, struct rdma_ucm_destroy_id,
+		 sizeof(struct rdma_ucm_destroy_id_resp)),
+	UCMA_CMD(BIND_IP, ucma_bind_ip, struct rdma_ucm_bind_ip, 0),
+	UCMA_CMD(RESOLVE_IP, ucma_resolve_ip, struct rdma_ucm_resolve_ip, 0),
 	UCMA_CMD(RESOLVE_ROUTE, ucma_resolve_route,
-		 struct rdma_ucm_resolve_route),
-	UCMA_CMD(QUERY_ROUTE, ucma_query_route, struct rdma_ucm_query),
+		 struct rdma_ucm_resolve_route, 0),
+	UCMA_CMD(QUERY_ROUTE, ucma_query_route, struct rdma_ucm_query,
+		 sizeof(struct rdma_ucm_query_route_resp)),
 	/* Enhanced connection options came later, at the end. */
 	UCMA_CMD_MIN(CONNECT, ucma_connect, struct rdma_ucm_connect,
-		     offsetof(struct rdma_ucm_connect, ece)),
-	UCMA_CMD(LISTEN, ucma_listen, struct rdma_ucm_listen),
+		     offsetof(struct rdma_ucm_connect, ece), 0),
+	UCMA_CMD(LISTEN, ucma_listen, struct rdma_ucm_listen, 0),
 	UCMA_CMD_MIN(ACCEPT, ucma_accept, struct rdma_ucm_accept,
-		     offsetof(struct rdma_ucm_accept, ece)),
-	UCMA_CMD(REJECT, ucma_reject, struct rdma_ucm_reject),
-	UCMA_CMD(DISCONNECT, ucma_disconnect, struct rdma_ucm_disconnect),
+		     offsetof(struct rdma_ucm_accept, ece), 0),
+	UCMA_CMD(REJECT, ucma_reject, struct rdma_ucm_reject, 0),
+	UCMA_CMD(DISCONNECT, ucma_disconnect, struct rdma_ucm_disconnect, 0),
 	UCMA_CMD(INIT_QP_ATTR, ucma_init_qp_attr,
-		 struct rdma_ucm_init_qp_attr),
-	UCMA_CMD(GET_EVENT, ucma_get_event, struct rdma_ucm_get_event),
+		 struct rdma_ucm_init_qp_attr, sizeof(struct ib_uverbs_qp_attr)),
+	/* Older librdmacm has no room for the ECE fields of an event. */
+	UCMA_CMD(GET_EVENT, ucma_get_event, struct rdma_ucm_get_event,
+		 offsetof(struct rdma_ucm_event_resp, reserved)),
 	/* GET_OPTION has no handler: -ENOSYS, as librdmacm expects. */
-	UCMA_CMD(SET_OPTION, ucma_set_option, struct rdma_ucm_set_option),
-	UCMA_CMD(NOTIFY, ucma_notify, struct rdma_ucm_notify),
+	UCMA_CMD(SET_OPTION, ucma_set_option, struct rdma_ucm_set_option, 0),
+	UCMA_CMD(NOTIFY, ucma_notify, struct rdma_ucm_notify, 0),
 	UCMA_CMD(JOIN_IP_MCAST, ucma_join_ip_mcast,
-		 struct rdma_ucm_join_ip_mcast),
-	UCMA_CMD(LEAVE_MCAST, ucma_leave_mcast, struct rdma_ucm_destroy_id),
-	UCMA_CMD(MIGRATE_ID, ucma_migrate_id, struct rdma_ucm_migrate_id),
-	UCMA_CMD(QUERY, ucma_query, struct rdma_ucm_query),
-	UCMA_CMD(BIND, ucma_bind, struct rdma_ucm_bind),
-	UCMA_CMD(RESOLVE_ADDR, ucma_resolve_addr, struct rdma_ucm_resolve_addr),
-	UCMA_CMD(JOIN_MCAST, ucma_join_mcast, struct rdma_ucm_join_mcast),
+		 struct rdma_ucm_join_ip_mcast,
+		 sizeof(struct rdma_ucm_create_id_resp)),
+	UCMA_CMD(LEAVE_MCAST, ucma_leave_mcast, struct rdma_ucm_destroy_id,
+		 sizeof(struct rdma_ucm_destroy_id_resp)),
+	UCMA_CMD(MIGRATE_ID, ucma_migrate_id, struct rdma_ucm_migrate_id,
+		 sizeof(struct rdma_ucm_migrate_resp)),
+	/* QUERY: the room depends on the option. */
+	UCMA_CMD(QUERY, ucma_query, struct rdma_ucm_query, 0),
+	UCMA_CMD(BIND, ucma_bind, struct rdma_ucm_bind, 0),
+	UCMA_CMD(RESOLVE_ADDR, ucma_resolve_addr,
+		 struct rdma_ucm_resolve_addr, 0),
+	UCMA_CMD(JOIN_MCAST, ucma_join_mcast, struct rdma_ucm_join_mcast,
+		 sizeof(struct rdma_ucm_create_id_resp)),
 };
 
 const unsigned int ucma_ncmds = ARRAY_SIZE(ucma_cmds);

@@ -154,11 +154,14 @@ typedef ssize_t (*ucma_cmd_fn)(struct ucma_file *file, const void *in,
  * @fn: its handler, given the payload in a zeroed buffer of @size bytes
  * @size: the payload's size in the uapi
  * @min: the fewest payload bytes accepted (older layouts end earlier)
+ * @room: the fewest bytes its answer needs at the response pointer
+ *	(-ENOSPC otherwise, before anything is done)
  */
 struct ucma_cmd {
 	ucma_cmd_fn	fn;
 	u16		size;
 	u16		min;
+	u16		room;
 };
 
 extern const struct ucma_cmd ucma_cmds[];

@@ -64,7 +64,7 @@ static void ucma_route_paths(struct rdma_ucm_query_route_resp *resp,
  * @in: struct rdma_ucm_query
  * @out: room at the response pointer
  *
- * Return: 0; -ENOSPC; ucma_get_locked() errors; -EFAULT.
+ * Return: 0; ucma_get_locked() errors; -ENOMEM; -EFAULT.
  */
 ssize_t ucma_query_route(struct ucma_file *file, const void *in, int out)
 {
@@ -74,8 +74,6 @@ ssize_t ucma_query_route(struct ucma_file *file, const void *in, int out)
 	struct rdma_cm_id *cm_id;
 	int ret = 0;
 
-	if (out < sizeof(*resp))
-		return -ENOSPC;
 	resp = kzalloc(sizeof(*resp), GFP_KERNEL);
 	if (!resp)
 		return -ENOMEM;
