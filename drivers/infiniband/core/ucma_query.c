@@ -64,38 +64,30 @@ static void ucma_route_paths(struct rdma_ucm_query_route_resp *resp,
  * @in: struct rdma_ucm_query
  * @out: room at the response pointer
  *
- * Return: 0; ucma_get_locked() errors; -ENOMEM; -EFAULT.
+ * Return: 0; ucma_get_locked() errors; -EFAULT.
  */
 ssize_t ucma_query_route(struct ucma_file *file, const void *in, int out)
 {
 	const struct rdma_ucm_query *cmd = in;
-	struct rdma_ucm_query_route_resp *resp;
-	struct ucma_context *ctx;
+	struct rdma_ucm_query_route_resp resp = {};
+	struct ucma_context *ctx = ucma_get_locked(file, cmd->id);
 	struct rdma_cm_id *cm_id;
-	int ret = 0;
 
-	resp = kzalloc(sizeof(*resp), GFP_KERNEL);
-	if (!resp)
-		return -ENOMEM;
-	ctx = ucma_get_locked(file, cmd->id);
-	if (IS_ERR(ctx)) {
-		kfree(resp);
+	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	}
 	cm_id = ctx->cm_id;
-	ucma_copy_addr(&resp->src_addr, sizeof(resp->src_addr), ucma_src(cm_id));
-	ucma_copy_addr(&resp->dst_addr, sizeof(resp->dst_addr), ucma_dst(cm_id));
+	ucma_copy_addr(&resp.src_addr, sizeof(resp.src_addr), ucma_src(cm_id));
+	ucma_copy_addr(&resp.dst_addr, sizeof(resp.dst_addr), ucma_dst(cm_id));
 	if (cm_id->device) {
-		resp->node_guid = (__force u64)cm_id->device->node_guid;
-		resp->ibdev_index = cm_id->device->index;
-		resp->port_num = cm_id->port_num;
-		ucma_route_paths(resp, cm_id);
+		resp.node_guid = (__force u64)cm_id->device->node_guid;
+		resp.ibdev_index = cm_id->device->index;
+		resp.port_num = cm_id->port_num;
+		ucma_route_paths(&resp, cm_id);
 	}
 	ucma_put_unlock(ctx);
-	if (copy_to_user(u64_to_user_ptr(cmd->response), resp, sizeof(*resp)))
-		ret = -EFAULT;
-	kfree(resp);
-	return ret;
+	if (copy_to_user(u64_to_user_ptr(cmd->response), &resp, sizeof(resp)))
+		return -EFAULT;
+	return 0;
 }
 
 /* One end as an AF_IB address: its GID and the Service ID of its port. */
@@ -187,33 +179,26 @@ static int ucma_query_path(struct rdma_cm_id *cm_id, u64 response, int out)
 ssize_t ucma_query(struct ucma_file *file, const void *in, int out)
 {
 	const struct rdma_ucm_query *cmd = in;
-	struct rdma_ucm_query_addr_resp *resp = NULL;
+	struct rdma_ucm_query_addr_resp resp = {};
+	bool path = cmd->option == RDMA_USER_CM_QUERY_PATH;
 	struct ucma_context *ctx;
 	int ret = 0;
 
 	if (cmd->option > RDMA_USER_CM_QUERY_GID)
 		return -ENOSYS;
-	if (cmd->option != RDMA_USER_CM_QUERY_PATH) {
-		if (out < sizeof(*resp))
-			return -ENOSPC;
-		resp = kzalloc(sizeof(*resp), GFP_KERNEL);
-		if (!resp)
-			return -ENOMEM;
-	}
+	if (!path && out < sizeof(resp))
+		return -ENOSPC;
 	ctx = ucma_get_locked(file, cmd->id);
-	if (IS_ERR(ctx)) {
-		kfree(resp);
+	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	}
-	if (cmd->option == RDMA_USER_CM_QUERY_PATH)
+	if (path)
 		ret = ucma_query_path(ctx->cm_id, cmd->response, out);
 	else
-		ucma_query_ends(resp, ctx->cm_id,
+		ucma_query_ends(&resp, ctx->cm_id,
 				cmd->option == RDMA_USER_CM_QUERY_GID);
 	ucma_put_unlock(ctx);
-	if (resp && copy_to_user(u64_to_user_ptr(cmd->response), resp,
-				 sizeof(*resp)))
+	if (!path && copy_to_user(u64_to_user_ptr(cmd->response), &resp,
+				  sizeof(resp)))
 		ret = -EFAULT;
-	kfree(resp);
 	return ret;
 }
