@@ -82,7 +82,9 @@ nv_tell() {
 	echo "$2" | timeout "$(scaled 600)" busybox nc -l -p $((NV_SYNC + $1)) >/dev/null
 }
 
-# nv_hear N [SECS=600]: what a said with nv_tell N.
+# nv_hear N [SECS=600] [NONE]: what the peer said with nv_tell N (b hears
+# a) or nv_tell_b N (a hears b); NONE (default "nothing from a") when it
+# said nothing within SECS.
 nv_hear() {
 	local end=$((SECONDS + $(scaled "${2:-600}"))) msg=
 
@@ -90,7 +92,7 @@ nv_hear() {
 		msg=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" $((NV_SYNC + $1)) 2>/dev/null)
 		[ -n "$msg" ] || sleep 0.5
 	done
-	echo "${msg:-nothing from a}"
+	echo "${msg:-${3:-nothing from a}}"
 }
 
 # nv_kernel_has: the guest kernel has the stock NVMe modules this test
@@ -457,19 +459,8 @@ guest_a() {
 	nv_target_up 2 "$NV_NQN_A" ours && ok=1
 	nv_tell 3 "$ok"
 	nv_barrier 4 "$((2 * NV_IO_SECS + 300))"	# b's host is done
-	nv_target_down 2 "$NV_NQN_A" "$(nv_hear_b 5)"
+	nv_target_down 2 "$NV_NQN_A" "$(nv_hear 5 120 0)"
 	nv_end
-}
-
-# nv_hear_b N: what b said with nv_tell_b N.
-nv_hear_b() {
-	local end=$((SECONDS + $(scaled 120))) msg=
-
-	while [ -z "$msg" ] && [ "$SECONDS" -lt "$end" ]; do
-		msg=$(timeout "$(scaled 5)" busybox nc "$PEER_IP" $((NV_SYNC + $1)) 2>/dev/null)
-		[ -n "$msg" ] || sleep 0.5
-	done
-	echo "${msg:-0}"
 }
 
 # ---- guest b: Debian's stack -----------------------------------------------
