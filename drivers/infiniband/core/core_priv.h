@@ -256,4 +256,9 @@ void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
 int ib_setup_port_attrs(struct ib_core_device *coredev);
 void ib_free_port_attrs(struct ib_core_device *coredev);
 
+/* ---- sysfs_pma.c: ports/<p>/counters, from the provider's PMA ---------- */
+
+const struct attribute_group *ib_pma_counters_group(struct ib_device *ibdev,
+						    u32 port_num);
+
 #endif /* _CORE_PRIV_H */

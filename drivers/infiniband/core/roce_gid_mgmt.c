@@ -30,7 +30,6 @@
  * show up on the ports of all its slaves; there is no active-slave
  * selection, no bond-master default GID and no failover handling.
  */
-#include <linux/if_arp.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -453,14 +452,13 @@ static struct roce_event_work *roce_event_work_alloc(unsigned long event,
 
 /*
  * The netdev events that change GIDs: a netdev coming or going (going for
- * good or to another namespace), a new MAC, a new upper device.
+ * good or to another namespace), a new MAC, a new upper device.  Any
+ * netdev type: RoCE runs over IP, also on netdevs without a MAC (tun),
+ * whose ports have no default GID (cache.c needs a MAC for one).
  */
 static bool roce_netdev_event_wanted(const struct net_device *ndev,
 				     unsigned long event)
 {
-	if (ndev->type != ARPHRD_ETHER)
-		return false;
-
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_UP:
@@ -504,8 +502,7 @@ static int roce_addr_event(unsigned long event, struct net_device *ndev,
 {
 	struct roce_event_work *w = NULL;
 
-	if (ndev->type == ARPHRD_ETHER &&
-	    (event == NETDEV_UP || event == NETDEV_DOWN))
+	if (event == NETDEV_UP || event == NETDEV_DOWN)
 		w = roce_event_work_alloc(event, ndev);
 	if (w) {
 		w->is_addr = true;

@@ -11,6 +11,7 @@
  *   <dev>/ports/<p>/gid_attrs/types/<i>     "IB/RoCE v1" or "RoCE v2"
  *   <dev>/ports/<p>/pkeys/<i>               0xffff style P_Keys
  *   <dev>/ports/<p>/hw_counters/<name>      a hardware counter (counters.c)
+ *   <dev>/ports/<p>/counters/<name>         a PMA counter (sysfs_pma.c)
  *
  * The text formats are the ones rdma-core parses and must not change.
  *
@@ -75,7 +76,8 @@ struct ib_port {
 	struct port_table gids;
 	struct port_table pkeys;
 	struct port_table hw_counters;
-	const struct attribute_group *groups[4];
+	/* gids, pkeys, hw_counters, counters, NULL */
+	const struct attribute_group *groups[5];
 };
 
 /* ---- port attributes ------------------------------------------------------ */
@@ -635,9 +637,12 @@ static int port_tables_init(struct ib_port *port)
 		*group++ = &port->pkeys.group;
 	}
 	ret = hw_counters_init(port);
-	if (!ret && port->hw_counters.attrs)
-		*group = &port->hw_counters.group;
-	return ret;
+	if (ret)
+		return ret;
+	if (port->hw_counters.attrs)
+		*group++ = &port->hw_counters.group;
+	*group = ib_pma_counters_group(port->ibdev, port->port_num);
+	return 0;
 }
 
 static int port_create(struct ib_device *ibdev, struct kobject *ports,

@@ -10,7 +10,7 @@
  * and frees the device.
  */
 #include <linux/module.h>
-#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <linux/ethtool.h>
 #include <net/addrconf.h>
@@ -238,8 +238,17 @@ static int rxe_newlink(const char *ibdev_name, struct net_device *ndev)
 	struct rxe_dev *rxe;
 	int ret;
 
-	if (ndev->type != ARPHRD_ETHER)
-		return -EINVAL;
+	/*
+	 * Any netdev that carries IP will do, with or without a MAC (tun,
+	 * ipip...): packets leave through the IP stack.  Not a VLAN: its
+	 * traffic belongs to the rxe device of the real netdev below it,
+	 * whose GID table holds the VLAN's addresses (as with stock rxe).
+	 */
+	if (is_vlan_dev(ndev)) {
+		pr_debug("rdma_rxe: %s is a VLAN; add the device on %s\n",
+			 ndev->name, vlan_dev_real_dev(ndev)->name);
+		return -EPERM;
+	}
 	rxe = ib_alloc_device(rxe_dev, ib_dev);
 	if (!rxe)
 		return -ENOMEM;

@@ -86,8 +86,9 @@
 
 /*
  * The port counters, in the order stock rdma_rxe reports its own (same
- * names, same meaning), then this provider's extensions: bytes and the
- * received packets dropped, by cause.
+ * names, same meaning), then this provider's extensions: bytes, the
+ * received packets dropped, by cause, and the multicast share of the
+ * packet counts.
  */
 enum rxe_counter {
 	RXE_CNT_SENT_PKTS,	/* packets handed to the IP layer */
@@ -121,6 +122,8 @@ enum rxe_counter {
 	RXE_CNT_DROP_ADDR,
 	RXE_CNT_DROP_MALFORMED,
 	RXE_CNT_DROP_PATH,
+	RXE_CNT_SENT_MCAST,	/* of sent_pkts, those to a multicast group */
+	RXE_CNT_RCVD_MCAST,	/* of rcvd_pkts, multicast datagrams */
 	RXE_CNT_NUM
 };
 
@@ -277,6 +280,9 @@ static inline struct rxe_pd *to_rpd(struct ib_pd *pd)
  * @sgid_index: GID table index of the source
  * @sl: service level, kept for query_ah() (RoCE v2 carries none)
  * @static_rate: IB_RATE_* of the vector, kept for query_ah()
+ * @ifindex: the source GID's netdev, which packets are routed through:
+ *	the device's own netdev or a netdev stacked on it (a VLAN...); 0
+ *	when the entry had none, for the device's own
  *
  * Send work requests copy the AV of their AH, so the send path never looks
  * an AH up and never holds one.
@@ -294,6 +300,7 @@ struct rxe_dest {
 	u8			sgid_index;
 	u8			sl;
 	u8			static_rate;
+	int			ifindex;
 };
 
 /**
@@ -991,7 +998,11 @@ struct rxe_skb_cb {
 	struct rxe_pkt		pkt;
 	u16			l3_off;		/* from skb->data, negative */
 	bool			ipv6;
+	/* VLAN of the netdev it arrived for, RXE_NO_VLAN if none */
+	u16			vlan_id;
 };
+
+#define RXE_NO_VLAN	0xffff
 
 static inline struct rxe_skb_cb *rxe_cb(struct sk_buff *skb)
 {
@@ -1026,6 +1037,12 @@ int rxe_get_hw_stats(struct ib_device *dev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
 enum rxe_counter rxe_drop_counter(enum rxe_drop why);
 const char *rxe_counter_name(enum rxe_counter c);
+
+/* rxe_mad.c */
+int rxe_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const struct ib_mad *in_mad, struct ib_mad *out_mad,
+		    size_t *out_mad_size, u16 *out_mad_pkey_index);
 
 extern struct workqueue_struct *rxe_wq;
 void rxe_dealloc_driver(struct ib_device *ib_dev);

@@ -37,6 +37,7 @@ int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
 	const struct ib_global_route *grh = &attr->grh;
 	const struct ib_gid_attr *sgid = grh->sgid_attr;
 	const struct in6_addr *s6, *d6;
+	struct net_device *ndev;
 
 	if (!(attr->ah_flags & IB_AH_GRH) || !sgid ||
 	    attr->type != RDMA_AH_ATTR_TYPE_ROCE)
@@ -66,6 +67,11 @@ int rxe_av_from_attr(struct rxe_dev *rxe, const struct rdma_ah_attr *attr,
 	av->sgid_index = grh->sgid_index;
 	av->sl = attr->sl;
 	av->static_rate = attr->static_rate;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	if (!IS_ERR(ndev))
+		av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
 	return 0;
 }
 

@@ -47,6 +47,8 @@ static const struct rdma_stat_desc rxe_counter_descs[RXE_CNT_NUM] = {
 	[RXE_CNT_DROP_ADDR]		= { .name = "drop_addr" },
 	[RXE_CNT_DROP_MALFORMED]	= { .name = "drop_malformed" },
 	[RXE_CNT_DROP_PATH]		= { .name = "drop_path" },
+	[RXE_CNT_SENT_MCAST]		= { .name = "sent_mcast_pkts" },
+	[RXE_CNT_RCVD_MCAST]		= { .name = "rcvd_mcast_pkts" },
 };
 
 /**

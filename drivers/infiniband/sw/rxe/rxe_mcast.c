@@ -269,5 +269,7 @@ int rxe_mcast_deliver(struct rxe_dev *rxe, const union ib_gid *dgid,
 			counted = true;
 		rxe_qp_put(qps[i]);
 	}
+	if (counted)
+		rxe_count(rxe, RXE_CNT_RCVD_MCAST);
 	return n;
 }

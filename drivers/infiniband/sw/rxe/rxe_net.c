@@ -72,8 +72,12 @@ static int rxe_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	if (ndev->flags & IFF_LOOPBACK)
 		ndev = rxe_local_ndev(skb);
-	if (ndev && is_vlan_dev(ndev))
+	rxe_cb(skb)->vlan_id = RXE_NO_VLAN;
+	if (ndev && is_vlan_dev(ndev)) {
+		/* a UD receive completion reports it (IB_WC_WITH_VLAN) */
+		rxe_cb(skb)->vlan_id = vlan_dev_vlan_id(ndev);
 		ndev = vlan_dev_real_dev(ndev);
+	}
 	ibdev = ndev ? ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE) : NULL;
 	if (!ibdev) {
 		kfree_skb(skb);
@@ -436,7 +440,7 @@ static int rxe_xmit4(struct rxe_dev *rxe, const struct rxe_dest *av,
 {
 	struct net *net = dev_net(ndev);
 	struct flowi4 fl = {
-		.flowi4_oif = ndev->ifindex,
+		.flowi4_oif = av->ifindex ?: ndev->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = av->daddr.v4,
 		.saddr = av->saddr.v4,
@@ -476,7 +480,7 @@ static int rxe_xmit6(struct rxe_dev *rxe, const struct rxe_dest *av,
 	struct net *net = dev_net(ndev);
 	struct socket *sk6 = rxe_ns_sk6(net);
 	struct flowi6 fl = {
-		.flowi6_oif = ndev->ifindex,
+		.flowi6_oif = av->ifindex ?: ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr.v6,
 		.saddr = av->saddr.v6,
@@ -559,6 +563,10 @@ int rxe_xmit(struct rxe_dev *rxe, const struct rxe_dest *av, u16 sport,
 		ret = 0;
 		rxe_count(rxe, RXE_CNT_SENT_PKTS);
 		rxe_count_add(rxe, RXE_CNT_SENT_BYTES, len);
+		if (av->net_type == RDMA_NETWORK_IPV4 ?
+		    ipv4_is_multicast(av->daddr.v4) :
+		    ipv6_addr_is_multicast(&av->daddr.v6))
+			rxe_count(rxe, RXE_CNT_SENT_MCAST);
 	}
 	dev_put(ndev);
 	return ret;

@@ -75,6 +75,10 @@ void rxe_resp_ud(struct rxe_qp *qp, struct sk_buff *skb,
 	wc.pkey_index = 0;
 	wc.network_hdr_type = ipv6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
 	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (rxe_cb(skb)->vlan_id != RXE_NO_VLAN) {
+		wc.vlan_id = rxe_cb(skb)->vlan_id;
+		wc.wc_flags |= IB_WC_WITH_VLAN;
+	}
 	if (skb_mac_header_was_set(skb) &&
 	    skb_mac_header_len(skb) >= ETH_HLEN) {
 		ether_addr_copy(wc.smac, eth_hdr(skb)->h_source);

@@ -364,6 +364,7 @@ const struct ib_device_ops rxe_dev_ops = {
 	.query_device = rxe_query_device,
 	.modify_device = rxe_modify_device,
 	.query_port = rxe_query_port,
+	.process_mad = rxe_process_mad,
 	.modify_port = rxe_modify_port,
 	.get_port_immutable = rxe_get_port_immutable,
 	.get_link_layer = rxe_get_link_layer,

@@ -33,7 +33,8 @@ VOLATILE = {"ifindex", "node_guid", "sys_image_guid", "netdev_index",
 OUR_COUNTERS = ("sent_bytes", "rcvd_bytes", "drop_length", "drop_opcode",
                 "drop_version", "drop_pkey", "drop_icrc", "drop_qpn",
                 "drop_qkey", "drop_seq", "drop_state", "drop_no_recv",
-                "drop_addr", "drop_malformed", "drop_path")
+                "drop_addr", "drop_malformed", "drop_path", "sent_mcast_pkts",
+                "rcvd_mcast_pkts")
 
 # How rows of each view are paired.
 KEYS = {

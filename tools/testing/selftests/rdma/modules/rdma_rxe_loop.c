@@ -1848,6 +1848,7 @@ static const struct rdma_ktap_case rxe_loop_cases[] = {
 	{ "mad_cancel", mad_cancel },
 	{ "mad_many", mad_many },
 	{ "mad_malformed", mad_malformed },
+	{ "pma_agent", pma_agent },
 	{ "addr_resolve_local", addr_resolve_local },
 	{ "addr_resolve_by_gid_attr", addr_resolve_by_gid_attr },
 	{ "addr_resolve_errors", addr_resolve_errors },

@@ -247,6 +247,7 @@ void mad_forged_response(struct rdma_ktap_ctx *ctx);
 void mad_cancel(struct rdma_ktap_ctx *ctx);
 void mad_many(struct rdma_ktap_ctx *ctx);
 void mad_malformed(struct rdma_ktap_ctx *ctx);
+void pma_agent(struct rdma_ktap_ctx *ctx);
 
 /* The cases of rdma_rxe_addr.c */
 void addr_resolve_local(struct rdma_ktap_ctx *ctx);

@@ -6,10 +6,12 @@
  * method, response matching by TID and source GID, the port's own answer
  * to unclaimed GET and SET requests, timeouts with retries, cancelling,
  * unregistering with sends outstanding, and more sends at once than the
- * send queue holds.
+ * send queue holds; and the provider's performance management agent
+ * (process_mad()) on its own.
  */
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
 
 #include "rdma_rxe_loop.h"
 
@@ -960,4 +962,137 @@ out:
 		ib_unregister_mad_agent(cm_agent);
 	mt_unregister(&s);
 	lt_end_destroy(&u);
+}
+
+/*
+ * One request to the device's PMA through process_mad(), as the core's
+ * counters files make it: @ret and the reply's status, method and first
+ * data bytes are left for the caller.
+ */
+static int pma_ask(struct ib_pma_mad *in, struct ib_pma_mad *out,
+		   size_t room)
+{
+	size_t out_size = room;
+	u16 pkey_index = 0;
+
+	memset(out, 0xa5, sizeof(struct ib_mad));
+	return lt_dev->ops.process_mad(lt_dev, IB_MAD_IGNORE_MKEY, 1, NULL,
+				       NULL, (struct ib_mad *)in,
+				       (struct ib_mad *)out, &out_size,
+				       &pkey_index);
+}
+
+static void pma_request(struct ib_pma_mad *in, u8 class, u8 version,
+			u8 method, __be16 attr, u8 port)
+{
+	memset(in, 0, sizeof(struct ib_mad));
+	in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	in->mad_hdr.mgmt_class = class;
+	in->mad_hdr.class_version = version;
+	in->mad_hdr.method = method;
+	in->mad_hdr.attr_id = attr;
+	in->mad_hdr.tid = cpu_to_be64(0x1122334455667788ULL);
+	in->data[1] = port;
+}
+
+/*
+ * The PMA of rdma_rxe: ClassPortInfo offers the extended counters, Get
+ * of both counter attributes answers for port 1 with the request's TID,
+ * and every request it cannot serve gets its own status; responses, other
+ * classes and a reply buffer that is too small are not answered.
+ */
+void pma_agent(struct rdma_ktap_ctx *ctx)
+{
+	static const struct {
+		const char *what;
+		u8 class, version, method;
+		__be16 attr;
+		u8 port;
+		int ret;
+		u16 status;
+	} cases[] = {
+		{ "ClassPortInfo", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_GET, IB_PMA_CLASS_PORT_INFO, 0,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY, 0 },
+		{ "PortCounters", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 1,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY, 0 },
+		{ "PortCountersExtended", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS_EXT, 1,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY, 0 },
+		{ "PortCounters of port 2", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 2,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY,
+		  IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE },
+		{ "Set(PortCounters)", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_SET, IB_PMA_PORT_COUNTERS, 1,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY,
+		  IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD },
+		{ "class version 2", IB_MGMT_CLASS_PERF_MGMT, 2,
+		  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 1,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY,
+		  IB_MGMT_MAD_STATUS_BAD_VERSION },
+		{ "PortSamplesControl", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_GET, IB_PMA_PORT_SAMPLES_CONTROL, 1,
+		  IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY,
+		  IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB },
+		{ "a GetResp", IB_MGMT_CLASS_PERF_MGMT, 1,
+		  IB_MGMT_METHOD_GET_RESP, IB_PMA_PORT_COUNTERS, 1,
+		  IB_MAD_RESULT_SUCCESS, 0 },
+		{ "another class", MT_CLASS_UNCLAIMED, 1,
+		  IB_MGMT_METHOD_GET, IB_PMA_PORT_COUNTERS, 1,
+		  IB_MAD_RESULT_SUCCESS, 0 },
+	};
+	struct ib_pma_mad *in, *out;
+	unsigned int i;
+	int ret;
+
+	if (!RDMA_KT_EXPECT(ctx, lt_dev->ops.process_mad,
+			    "rdma_rxe has process_mad"))
+		return;
+	in = kzalloc(2 * sizeof(struct ib_mad), GFP_KERNEL);
+	if (!RDMA_KT_EXPECT(ctx, in, "two MADs allocated"))
+		return;
+	out = (struct ib_pma_mad *)((struct ib_mad *)in + 1);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		pma_request(in, cases[i].class, cases[i].version,
+			    cases[i].method, cases[i].attr, cases[i].port);
+		ret = pma_ask(in, out, sizeof(struct ib_mad));
+		RDMA_KT_EXPECT(ctx, ret == cases[i].ret, "%s: result %d, want %d",
+			       cases[i].what, ret, cases[i].ret);
+		if (!(ret & IB_MAD_RESULT_REPLY))
+			continue;
+		RDMA_KT_EXPECT(ctx, be16_to_cpu(out->mad_hdr.status) ==
+				    cases[i].status &&
+				    out->mad_hdr.method ==
+				    IB_MGMT_METHOD_GET_RESP &&
+				    out->mad_hdr.tid == in->mad_hdr.tid &&
+				    out->mad_hdr.attr_id == in->mad_hdr.attr_id,
+			       "%s: status 0x%x method 0x%x, want 0x%x 0x81 and the request's TID and attribute",
+			       cases[i].what, be16_to_cpu(out->mad_hdr.status),
+			       out->mad_hdr.method, cases[i].status);
+	}
+
+	/* ClassPortInfo: 64-bit counters offered */
+	pma_request(in, IB_MGMT_CLASS_PERF_MGMT, 1, IB_MGMT_METHOD_GET,
+		    IB_PMA_CLASS_PORT_INFO, 0);
+	if (pma_ask(in, out, sizeof(struct ib_mad)) & IB_MAD_RESULT_REPLY) {
+		struct ib_class_port_info *cpi = (void *)out->data;
+
+		RDMA_KT_EXPECT(ctx, cpi->capability_mask &
+				    IB_PMA_CLASS_CAP_EXT_WIDTH,
+			       "ClassPortInfo capability mask 0x%x has ExtWidth",
+			       be16_to_cpu(cpi->capability_mask));
+	}
+	/* A PortCounters reply names the port it counts. */
+	pma_request(in, IB_MGMT_CLASS_PERF_MGMT, 1, IB_MGMT_METHOD_GET,
+		    IB_PMA_PORT_COUNTERS, 1);
+	if (pma_ask(in, out, sizeof(struct ib_mad)) & IB_MAD_RESULT_REPLY)
+		RDMA_KT_EQ(ctx, out->data[1], 1);
+	/* no room for a reply: refused, nothing written */
+	ret = pma_ask(in, out, sizeof(struct ib_mad) - 1);
+	RDMA_KT_EQ(ctx, ret, IB_MAD_RESULT_FAILURE);
+	RDMA_KT_EQ(ctx, out->mad_hdr.method, 0xa5);
+	kfree(in);
 }
