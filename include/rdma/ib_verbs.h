@@ -2436,6 +2436,13 @@ struct ib_device {
 	struct rw_semaphore		client_data_rwsem;
 	struct xarray			client_data;
 
+	/*
+	 * Shared namespace mode: the copies of the sysfs directory shown in
+	 * the other network namespaces, by the core's namespace id; changed
+	 * under the core's namespace mutex (device.c).
+	 */
+	struct xarray			compat_devs;
+
 	/* Device-wide event handlers. */
 	struct rw_semaphore		event_handler_rwsem;
 	struct list_head		event_handler_list;

@@ -237,6 +237,8 @@ int ib_get_client_nl_info(struct ib_device *ibdev, const char *client_name,
 /* Namespace mode (device.c): shared or exclusive. */
 bool rdma_netns_shared(void);
 int rdma_set_netns_shared(bool shared);
+int ib_device_move_netns(struct ib_device *device, struct net *net);
+bool ib_name_taken_for(struct net_device *ndev, const char *name);
 
 /* ---- counters.c: per-port hardware counters ----------------------------- */
 

@@ -77,12 +77,19 @@
  *                    RCU).
  * ndev_hash_lock     The netdev -> port hash (readers use RCU).
  *
- * Order: ib_devices_rwsem -> ib_clients_rwsem -> client_data_rwsem,
- * ib_devices_rwsem -> life_lock, and ndev_set_lock -> netdev_lock ->
- * ndev_hash_lock.  Clients' add() and rename() callbacks run with the
- * registry and client locks held (as a reader at least) and must not call
- * back into functions that take ib_devices_rwsem (ib_device_get_by_name(),
- * ib_enum_all_devs(), ...); remove() runs with no core lock held.
+ * ib_netns_mutex     The namespace mode, the namespace list, the sysfs
+ *                    copies of devices in other namespaces, and moves
+ *                    (see "network namespaces" below).
+ *
+ * Order: ib_netns_mutex -> ib_devices_rwsem -> ib_clients_rwsem ->
+ * client_data_rwsem, ib_devices_rwsem -> life_lock, and ndev_set_lock ->
+ * netdev_lock -> ndev_hash_lock.  Clients' add() and rename() callbacks
+ * run with the registry and client locks held (as a reader at least) and
+ * must not call back into functions that take ib_devices_rwsem
+ * (ib_device_get_by_name(), ib_enum_all_devs(), ...); remove() runs with
+ * no core lock held, except ib_netns_mutex when a device moves between
+ * namespaces (as do add() and rename() then), so no client callback may
+ * rename or move a device or change the namespace mode.
  */
 #include <linux/module.h>
 #include <linux/device.h>
@@ -96,6 +103,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -204,10 +212,21 @@ static void ib_device_release(struct device *dev);
 static int ib_device_uevent(const struct device *dev,
 			    struct kobj_uevent_env *env);
 
+/* A device directory shows in the sysfs of its core device's namespace. */
+static const void *ib_class_namespace(const struct device *dev)
+{
+	const struct ib_core_device *coredev =
+		container_of_const(dev, struct ib_core_device, dev);
+
+	return read_pnet(&coredev->rdma_net);
+}
+
 const struct class ib_class = {
 	.name		= "infiniband",
 	.dev_release	= ib_device_release,
 	.dev_uevent	= ib_device_uevent,
+	.ns_type	= &net_ns_type_operations,
+	.namespace	= ib_class_namespace,
 };
 
 /* ---- printing ------------------------------------------------------------------ */
@@ -377,9 +396,10 @@ EXPORT_SYMBOL(ibdev_info);
  * Namespace mode.  Shared (the default): every device is visible from
  * every network namespace.  Exclusive: a device is visible only from the
  * namespace it belongs to (ib_core_device.rdma_net: set at registration
- * by ib_assign_netns(), back to init_net when that namespace dies).  Set
- * at load time with the netns_mode parameter or later with "rdma system
- * set netns"; read locklessly, written under ib_devices_rwsem.
+ * by ib_assign_netns(), changed by a move, back to init_net when that
+ * namespace dies).  Set at load time with the netns_mode parameter or
+ * later with "rdma system set netns"; read locklessly, written under
+ * ib_netns_mutex and ib_devices_rwsem.
  */
 static bool ib_devices_shared_netns = true;
 module_param_named(netns_mode, ib_devices_shared_netns, bool, 0444);
@@ -412,6 +432,12 @@ bool rdma_netns_shared(void)
 	return READ_ONCE(ib_devices_shared_netns);
 }
 
+static DEFINE_MUTEX(ib_netns_mutex);
+static void ib_compat_add_all(struct ib_device *device);
+static void ib_compat_del_all(struct ib_device *device);
+static void ib_compat_rename(struct ib_device *device, const char *name);
+static void ib_attach_clients(struct ib_device *device);
+
 /**
  * rdma_set_netns_shared - switch the namespace mode
  * @shared: true for shared mode, false for exclusive mode
@@ -426,10 +452,13 @@ int rdma_set_netns_shared(bool shared)
 {
 	struct ib_device *dev;
 	unsigned long index;
+	bool change;
 	int ret = 0;
 
+	mutex_lock(&ib_netns_mutex);
 	down_write(&ib_devices_rwsem);
-	if (shared && !ib_devices_shared_netns) {
+	change = shared != ib_devices_shared_netns;
+	if (change && shared) {
 		xa_for_each(&ib_devices, index, dev) {
 			if (!net_eq(read_pnet(&dev->coredev.rdma_net),
 				    &init_net)) {
@@ -440,7 +469,18 @@ int rdma_set_netns_shared(bool shared)
 	}
 	if (!ret)
 		WRITE_ONCE(ib_devices_shared_netns, shared);
-	up_write(&ib_devices_rwsem);
+	downgrade_write(&ib_devices_rwsem);
+	/* the sysfs copies come with shared mode and go with it */
+	xa_for_each_marked(&ib_devices, index, dev, DEVICE_REGISTERED) {
+		if (ret || !change)
+			break;
+		if (shared)
+			ib_compat_add_all(dev);
+		else
+			ib_compat_del_all(dev);
+	}
+	up_read(&ib_devices_rwsem);
+	mutex_unlock(&ib_netns_mutex);
 	return ret;
 }
 
@@ -610,6 +650,7 @@ static void ib_init_device_state(struct ib_device *device)
 
 	/* ALLOC flag: a client's NULL data still keeps its slot and mark. */
 	xa_init_flags(&device->client_data, XA_FLAGS_ALLOC);
+	xa_init(&device->compat_devs);
 	init_rwsem(&device->client_data_rwsem);
 	INIT_LIST_HEAD(&device->event_handler_list);
 	init_rwsem(&device->event_handler_rwsem);
@@ -1331,6 +1372,25 @@ static struct ib_device *ib_find_name_locked(const char *name)
 	return dev;
 }
 
+/*
+ * Any listed device of namespace @net called @name, or NULL: names are
+ * unique per namespace (in shared mode every device is init_net's).
+ * Registry lock held.
+ */
+static struct ib_device *ib_find_name_in(const struct net *net,
+					 const char *name)
+{
+	struct ib_device *dev;
+	unsigned long index;
+
+	xa_for_each(&ib_devices, index, dev) {
+		if (net_eq(read_pnet(&dev->coredev.rdma_net), net) &&
+		    strncmp(dev->name, name, IB_DEVICE_NAME_MAX) == 0)
+			break;
+	}
+	return dev;
+}
+
 /* A literal name must fit, be non-empty and be usable as a sysfs name. */
 static int ib_check_name(const char *name)
 {
@@ -1347,7 +1407,8 @@ static int ib_check_name(const char *name)
  * Expand a template holding exactly one "%d" to the lowest number that
  * gives an unused name.  Registry lock held for write.
  */
-static int ib_name_from_template(const char *tmpl, char *out)
+static int ib_name_from_template(const struct net *net, const char *tmpl,
+				 char *out)
 {
 	const char *pct = strchr(tmpl, '%');
 	int prefix = pct - tmpl;
@@ -1365,35 +1426,46 @@ static int ib_name_from_template(const char *tmpl, char *out)
 			return -EINVAL;
 		if (ib_check_name(out))
 			return -EINVAL;
-		if (!ib_find_name_locked(out))
+		if (!ib_find_name_in(net, out))
 			return 0;
 	}
 	return -ENFILE;
 }
 
-/* The name @request asks for, template expanded, into @buf; lock held. */
-static int ib_pick_name(const char *request, char *buf)
+/*
+ * The name @request asks for in namespace @net, template expanded, into
+ * @buf; lock held.
+ */
+static int ib_pick_name(const struct net *net, const char *request,
+			char *buf)
 {
 	int ret;
 
 	if (strchr(request, '%'))
-		return ib_name_from_template(request, buf);
+		return ib_name_from_template(net, request, buf);
 	ret = ib_check_name(request);
-	if (!ret && ib_find_name_locked(request))
+	if (!ret && ib_find_name_in(net, request))
 		ret = -ENFILE;
 	if (!ret)
 		strscpy(buf, request, IB_DEVICE_NAME_MAX);
 	return ret;
 }
 
-/* Give the device an index and a name: it is now listed, unregistered. */
+static void ib_assign_netns(struct ib_device *device);
+
+/*
+ * Give the device its namespace, an index and a name: it is now listed,
+ * unregistered.
+ */
 static int ib_assign_name(struct ib_device *device, const char *name)
 {
 	char buf[IB_DEVICE_NAME_MAX];
 	int ret;
 
 	down_write(&ib_devices_rwsem);
-	ret = ib_pick_name(name, buf);
+	/* the namespace first: the name must be free there */
+	ib_assign_netns(device);
+	ret = ib_pick_name(read_pnet(&device->coredev.rdma_net), name, buf);
 	if (!ret)
 		ret = xa_alloc_cyclic(&ib_devices, &device->index, device,
 				      xa_limit_31b, &ib_devices_next,
@@ -1429,7 +1501,8 @@ static int ib_rename_allowed(struct ib_device *ibdev, const char *name)
 		return -ENODEV;
 	if (!strcmp(name, ibdev->name))
 		return 1;
-	return ib_find_name_locked(name) ? -EEXIST : 0;
+	return ib_find_name_in(read_pnet(&ibdev->coredev.rdma_net), name) ?
+	       -EEXIST : 0;
 }
 
 /* Call rename() of every client attached to @ibdev; registry lock held. */
@@ -1470,19 +1543,23 @@ int ib_device_rename(struct ib_device *ibdev, const char *name)
 	if (ret)
 		return ret;
 
+	mutex_lock(&ib_netns_mutex);
 	down_write(&ib_devices_rwsem);
 	ret = ib_rename_allowed(ibdev, name);
 	if (!ret)
 		ret = device_rename(&ibdev->dev, name);
 	if (ret) {
 		up_write(&ib_devices_rwsem);
+		mutex_unlock(&ib_netns_mutex);
 		return ret > 0 ? 0 : ret;
 	}
 	strscpy(ibdev->name, name, IB_DEVICE_NAME_MAX);
+	ib_compat_rename(ibdev, name);
 	/* Still a reader: no other rename overtakes the clients' calls. */
 	downgrade_write(&ib_devices_rwsem);
 	ib_clients_renamed(ibdev);
 	up_read(&ib_devices_rwsem);
+	mutex_unlock(&ib_netns_mutex);
 	nldev_notify_event(ibdev, 0, RDMA_NL_RENAME_EVENT);
 	return 0;
 }
@@ -1940,25 +2017,325 @@ static void ib_assign_netns(struct ib_device *device)
 	write_pnet(&device->coredev.rdma_net, net);
 }
 
-/*
- * A namespace goes away: its devices fall back to init_net.  Their
- * netdevs are gone or moving back there too; providers remove devices
- * whose netdev is unregistered.
+/**
+ * ib_name_taken_for - would a new device on @ndev clash with @name?
+ * @ndev: the netdev of the device's first port
+ * @name: the name asked for (no template)
+ *
+ * Names are unique per namespace; a new device belongs to init_net in
+ * shared mode and to @ndev's namespace in exclusive mode.
+ *
+ * Context: process context.
+ * Return: true if a device of that namespace has @name.
  */
-static void __net_exit ib_netns_exit(struct net *net)
+bool ib_name_taken_for(struct net_device *ndev, const char *name)
+{
+	const struct net *net = &init_net;
+	bool taken;
+
+	down_read(&ib_devices_rwsem);
+	if (!ib_devices_shared_netns)
+		net = dev_net(ndev);
+	taken = ib_find_name_in(net, name);
+	up_read(&ib_devices_rwsem);
+	return taken;
+}
+
+/*
+ * ---- network namespaces: sysfs copies and moves ---------------------------
+ *
+ * The infiniband class is per namespace: a device's directory shows in
+ * the sysfs of ib_core_device.rdma_net.  In shared mode, where every
+ * device belongs to init_net and is visible everywhere, each registered
+ * device gets a copy of its directory (a struct ib_core_device of its own,
+ * owner the device, with the same attributes and ports) in every other
+ * live namespace, in ib_device.compat_devs under the namespace's id in
+ * ib_nets.  In exclusive mode there are no copies, and a device can move
+ * to another namespace: its clients are detached, its directory is
+ * re-published in the new namespace (device_rename() to its own name
+ * re-tags it), and its clients attached again; user space sees it as a
+ * removal and an arrival (uverbs files are disassociated).  When a
+ * namespace dies, its devices move back to init_net, as ibdev<N> if their
+ * name is taken there.
+ *
+ * ib_netns_mutex serialises all of it: the mode, ib_nets, every
+ * compat_devs, and moves.  Order: ib_netns_mutex -> ib_devices_rwsem.  It
+ * is never taken with the registry lock held.
+ */
+/* The live namespaces other than init_net, by an id of ours. */
+static DEFINE_XARRAY_FLAGS(ib_nets, XA_FLAGS_ALLOC);
+
+static void ib_compat_release(struct device *dev)
+{
+	kfree(container_of(dev, struct ib_core_device, dev));
+}
+
+/* Take a copy of a device's directory out of sysfs and drop it. */
+static void ib_compat_del(struct ib_core_device *cdev)
+{
+	ib_free_port_attrs(cdev);
+	device_unregister(&cdev->dev);
+}
+
+/* A copy of @device's directory for @net, unless it has one; mutex held. */
+static int ib_compat_add(struct ib_device *device, struct net *net, u32 id)
+{
+	struct ib_core_device *cdev;
+	int ret;
+
+	if (xa_load(&device->compat_devs, id))
+		return 0;
+	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
+	if (!cdev)
+		return -ENOMEM;
+	cdev->owner = device;
+	INIT_LIST_HEAD(&cdev->port_list);
+	write_pnet(&cdev->rdma_net, net);
+	device_initialize(&cdev->dev);
+	cdev->dev.class = &ib_class;
+	cdev->dev.parent = device->dev.parent;
+	cdev->dev.groups = device->groups;
+	cdev->dev.release = ib_compat_release;
+	ret = dev_set_name(&cdev->dev, "%s", dev_name(&device->dev)) ?:
+	      device_add(&cdev->dev);
+	if (ret) {
+		put_device(&cdev->dev);
+		return ret;
+	}
+	ret = ib_setup_port_attrs(cdev) ?:
+	      xa_insert(&device->compat_devs, id, cdev, GFP_KERNEL);
+	if (ret)
+		ib_compat_del(cdev);
+	return ret;
+}
+
+/* Copies of @device's directory in every live namespace; mutex held. */
+static void ib_compat_add_all(struct ib_device *device)
+{
+	unsigned long id;
+	struct net *net;
+	int ret;
+
+	xa_for_each(&ib_nets, id, net) {
+		ret = ib_compat_add(device, net, id);
+		if (ret)
+			ibdev_warn(device, "no sysfs copy in a namespace: %d\n",
+				   ret);
+	}
+}
+
+/* Every copy of @device's directory; mutex held. */
+static void ib_compat_del_all(struct ib_device *device)
+{
+	struct ib_core_device *cdev;
+	unsigned long id;
+
+	xa_for_each(&device->compat_devs, id, cdev) {
+		xa_erase(&device->compat_devs, id);
+		ib_compat_del(cdev);
+	}
+}
+
+/* A device just published gets its copies, in shared mode. */
+static void ib_compat_publish(struct ib_device *device)
+{
+	mutex_lock(&ib_netns_mutex);
+	if (ib_devices_shared_netns)
+		ib_compat_add_all(device);
+	mutex_unlock(&ib_netns_mutex);
+}
+
+/* A device being torn down loses its copies. */
+static void ib_compat_unpublish(struct ib_device *device)
+{
+	mutex_lock(&ib_netns_mutex);
+	ib_compat_del_all(device);
+	mutex_unlock(&ib_netns_mutex);
+}
+
+/* Rename the copies of a renamed device; mutex and registry lock held. */
+static void ib_compat_rename(struct ib_device *device, const char *name)
+{
+	struct ib_core_device *cdev;
+	unsigned long id;
+	int ret;
+
+	xa_for_each(&device->compat_devs, id, cdev) {
+		ret = device_rename(&cdev->dev, name);
+		if (ret)
+			ibdev_warn(device, "sysfs copy not renamed: %d\n", ret);
+	}
+}
+
+/*
+ * Move @device to @net as @name (a template takes the lowest free
+ * number there).  Mutex held, exclusive mode, and the caller holds a
+ * registration reference.  Return: 0, -EEXIST if @name is taken in @net,
+ * or the error of the sysfs move.
+ */
+static int ib_move_locked(struct ib_device *device, struct net *net,
+			  const char *name)
+{
+	struct net *old = read_pnet(&device->coredev.rdma_net);
+	char newname[IB_DEVICE_NAME_MAX];
+	u32 id = READ_ONCE(ib_clients_end);
+	bool live;
+	int ret;
+
+	if (net_eq(old, net))
+		return 0;
+	/* Unmarked, no lookup or new client finds it while it moves. */
+	down_write(&ib_devices_rwsem);
+	ret = ib_pick_name(net, name, newname);
+	if (!ret)
+		xa_clear_mark(&ib_devices, device->index, DEVICE_REGISTERED);
+	up_write(&ib_devices_rwsem);
+	if (ret)
+		return ret == -ENFILE ? -EEXIST : ret;
+
+	nldev_notify_event(device, 0, RDMA_UNREGISTER_EVENT);
+	while (id--)
+		ib_client_detach(device, id);
+
+	down_write(&ib_devices_rwsem);
+	ret = ib_find_name_in(net, newname) ? -EEXIST : 0;
+	if (!ret) {
+		write_pnet(&device->coredev.rdma_net, net);
+		ret = device_rename(&device->dev, newname);
+		if (ret)
+			write_pnet(&device->coredev.rdma_net, old);
+		else
+			strscpy(device->name, newname, IB_DEVICE_NAME_MAX);
+	}
+	/* An unregistration that began meanwhile keeps it unmarked. */
+	spin_lock_irq(&device->life_lock);
+	live = device->life == IB_LIFE_LIVE;
+	spin_unlock_irq(&device->life_lock);
+	if (live)
+		xa_set_mark(&ib_devices, device->index, DEVICE_REGISTERED);
+	down_read(&ib_clients_rwsem);
+	downgrade_write(&ib_devices_rwsem);
+	if (live)
+		ib_attach_clients(device);
+	up_read(&ib_clients_rwsem);
+	up_read(&ib_devices_rwsem);
+	if (live)
+		nldev_notify_event(device, 0, RDMA_REGISTER_EVENT);
+	if (ret)
+		ibdev_dbg(device, "not moved: %d\n", ret);
+	return ret;
+}
+
+/**
+ * ib_device_move_netns - move a device to another network namespace
+ * @device: a registered device, with a registration reference held
+ * @net: where to
+ *
+ * Exclusive mode only.  The device keeps its name; it is detached from
+ * its clients and attached again in @net, its sysfs directory and netlink
+ * presence go with it.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EOPNOTSUPP in shared mode, -EEXIST if a device of @net has
+ * its name (nothing changes then), or a sysfs error.
+ */
+int ib_device_move_netns(struct ib_device *device, struct net *net)
+{
+	int ret = -EOPNOTSUPP;
+
+	mutex_lock(&ib_netns_mutex);
+	if (!ib_devices_shared_netns)
+		ret = ib_move_locked(device, net, device->name);
+	mutex_unlock(&ib_netns_mutex);
+	return ret;
+}
+
+static int __net_init ib_netns_init(struct net *net)
 {
 	struct ib_device *dev;
 	unsigned long index;
+	u32 id;
+	int ret;
 
-	down_write(&ib_devices_rwsem);
-	xa_for_each(&ib_devices, index, dev) {
-		if (net_eq(read_pnet(&dev->coredev.rdma_net), net))
-			write_pnet(&dev->coredev.rdma_net, &init_net);
+	if (net_eq(net, &init_net))
+		return 0;
+	mutex_lock(&ib_netns_mutex);
+	ret = xa_alloc(&ib_nets, &id, net, xa_limit_31b, GFP_KERNEL);
+	if (!ret && ib_devices_shared_netns) {
+		down_read(&ib_devices_rwsem);
+		xa_for_each_marked(&ib_devices, index, dev, DEVICE_REGISTERED) {
+			if (ib_compat_add(dev, net, id))
+				ibdev_warn(dev, "no sysfs copy in a new namespace\n");
+		}
+		up_read(&ib_devices_rwsem);
 	}
-	up_write(&ib_devices_rwsem);
+	mutex_unlock(&ib_netns_mutex);
+	return ret;
+}
+
+/* A registered device of @net, with a registration reference, or NULL. */
+static struct ib_device *ib_pin_one_of(const struct net *net)
+{
+	struct ib_device *dev, *found = NULL;
+	unsigned long index;
+
+	down_read(&ib_devices_rwsem);
+	xa_for_each_marked(&ib_devices, index, dev, DEVICE_REGISTERED) {
+		if (net_eq(read_pnet(&dev->coredev.rdma_net), net) &&
+		    ib_device_try_get(dev)) {
+			found = dev;
+			break;
+		}
+	}
+	up_read(&ib_devices_rwsem);
+	return found;
+}
+
+/*
+ * A namespace goes away: the copies in it go, and its devices move back
+ * to init_net (as ibdev<N> if their name is taken there).  Devices whose
+ * netdev was in it are being removed by their provider meanwhile.
+ */
+static void __net_exit ib_netns_exit(struct net *net)
+{
+	struct ib_core_device *cdev;
+	struct ib_device *dev;
+	unsigned long index, id;
+	struct net *each;
+
+	if (net_eq(net, &init_net))
+		return;
+	mutex_lock(&ib_netns_mutex);
+	xa_for_each(&ib_nets, id, each) {
+		if (each == net)
+			break;
+	}
+	if (each) {
+		down_read(&ib_devices_rwsem);
+		xa_for_each(&ib_devices, index, dev) {
+			cdev = xa_erase(&dev->compat_devs, id);
+			if (cdev)
+				ib_compat_del(cdev);
+		}
+		up_read(&ib_devices_rwsem);
+		xa_erase(&ib_nets, id);
+	}
+	while ((dev = ib_pin_one_of(net))) {
+		int ret = ib_move_locked(dev, &init_net, dev->name);
+
+		if (ret == -EEXIST)
+			ret = ib_move_locked(dev, &init_net, "ibdev%d");
+		if (ret)
+			ibdev_warn(dev, "stays in a dying namespace: %d\n", ret);
+		ib_device_put(dev);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&ib_netns_mutex);
 }
 
 static struct pernet_operations ib_netns_ops = {
+	.init = ib_netns_init,
 	.exit = ib_netns_exit,
 };
 
@@ -2134,7 +2511,6 @@ static bool ib_publish(struct ib_device *device)
 		up_write(&ib_devices_rwsem);
 		return false;
 	}
-	ib_assign_netns(device);
 	xa_set_mark(&ib_devices, device->index, DEVICE_REGISTERED);
 
 	down_read(&ib_clients_rwsem);
@@ -2202,6 +2578,7 @@ int ib_register_device(struct ib_device *device, const char *name,
 	wake_up_all(&ib_life_wait);
 	dev_set_uevent_suppress(&device->dev, false);
 	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
+	ib_compat_publish(device);
 	ib_rescan_roce(device);
 	nldev_notify_event(device, 0, RDMA_REGISTER_EVENT);
 	/* Last touch: a racing unregistration may free the device now. */
@@ -2238,6 +2615,7 @@ static void ib_teardown_live(struct ib_device *device)
 	 */
 	while (id--)
 		ib_client_detach(device, id);
+	ib_compat_unpublish(device);
 	ib_cq_pool_cleanup(device);
 	ib_free_netdevs(device);
 	ib_undo_steps(device, ARRAY_SIZE(ib_reg_steps));

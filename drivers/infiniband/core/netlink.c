@@ -274,10 +274,16 @@ bool rdma_nl_chk_listeners(unsigned int group)
 }
 EXPORT_SYMBOL(rdma_nl_chk_listeners);
 
-/* Does any socket of @net listen to @group? */
+/*
+ * Does any socket of @net listen to @group?  A namespace being dismantled
+ * may have lost its socket already (its devices move back to init_net
+ * after that): nobody listens there.
+ */
 bool rdma_nl_net_listens(struct net *net, unsigned int group)
 {
-	return netlink_has_listeners(rdma_nl_sock(net), group);
+	struct sock *sk = rdma_nl_sock(net);
+
+	return sk && netlink_has_listeners(sk, group);
 }
 
 static int __net_init rdma_nl_net_init(struct net *net)

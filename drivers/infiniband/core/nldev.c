@@ -9,8 +9,8 @@
  * Commands:
  *   GET (doit, dump)       device: index, name, port count, capabilities,
  *                          firmware, GUIDs, node type, DIM, protocol
- *   SET                    rename; netns move and DIM refused (no
- *                          provider can move, no adaptive moderation)
+ *   SET                    rename, netns move (exclusive mode); DIM
+ *                          refused (no adaptive moderation)
  *   PORT_GET (doit, dump)  port: state, IB addressing, netdev
  *   SYS_GET / SYS_SET      namespace mode and system flags
  *   NEWLINK / DELLINK      "rdma link add/delete" through rdma_link_ops
@@ -707,20 +707,43 @@ static int nldev_dev_rename(struct nldev_req *req)
 }
 
 /*
- * Moving needs exclusive mode, and a provider that can drop its user
- * contexts; none here can, as upstream's rxe cannot.
+ * "rdma dev set DEV netns NS": exclusive mode only, into a namespace the
+ * caller administers, and not onto a name taken there.
  */
 static int nldev_dev_move(struct nldev_req *req)
 {
 	struct nlattr *fd = req->tb[RDMA_NLDEV_NET_NS_FD];
+	struct net *net;
+	int err;
 
-	if (rdma_netns_shared())
+	if (rdma_netns_shared()) {
 		NL_SET_ERR_MSG_ATTR(req->extack, fd,
 				    "Devices are shared by all namespaces and cannot move");
-	else
+		return -EOPNOTSUPP;
+	}
+	net = get_net_ns_by_fd(nla_get_u32(fd));
+	if (IS_ERR(net)) {
 		NL_SET_ERR_MSG_ATTR(req->extack, fd,
-				    "The provider cannot move its devices");
-	return -EOPNOTSUPP;
+				    "Not a network namespace file descriptor");
+		return PTR_ERR(net);
+	}
+	if (!netlink_ns_capable(req->skb, net->user_ns, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG_ATTR(req->extack, fd,
+				    "No CAP_NET_ADMIN in the target namespace");
+		err = -EPERM;
+	} else {
+		err = ib_device_move_netns(req->device, net);
+		if (err == -EEXIST)
+			NL_SET_ERR_MSG_ATTR(req->extack, fd,
+					    "A device of that namespace has the name");
+		else if (err == -EOPNOTSUPP)
+			NL_SET_ERR_MSG_ATTR(req->extack, fd,
+					    "Devices are shared by all namespaces and cannot move");
+		else if (err)
+			NL_SET_ERR_MSG_ATTR(req->extack, fd, "Move failed");
+	}
+	put_net(net);
+	return err;
 }
 
 /* Adaptive moderation can only be off (the policy refused values above 1). */
@@ -1030,7 +1053,6 @@ static int nldev_link_new(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  struct netlink_ext_ack *extack)
 {
 	char name[IB_DEVICE_NAME_MAX], type[IFNAMSIZ];
-	struct ib_device *namesake;
 	struct net_device *ndev;
 	struct nldev_req req;
 	int err;
@@ -1045,13 +1067,10 @@ static int nldev_link_new(struct sk_buff *skb, struct nlmsghdr *nlh,
 	ndev = nldev_req_netdev(&req);
 	if (!ndev)
 		return nldev_req_finish(&req, -ENODEV);
-	namesake = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (namesake) {
-		ib_device_put(namesake);
+	if (ib_name_taken_for(ndev, name))
 		err = nldev_name_taken(&req);
-	} else {
+	else
 		err = nldev_link_create(&req, type, name, ndev);
-	}
 	dev_put(ndev);
 	return nldev_req_finish(&req, err);
 }

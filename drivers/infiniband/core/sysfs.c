@@ -14,6 +14,10 @@
  *   <dev>/ports/<p>/counters/<name>         a PMA counter (sysfs_pma.c)
  *
  * The text formats are the ones rdma-core parses and must not change.
+ * The class is per network namespace: a device shows in the sysfs of the
+ * namespace it belongs to, and in shared mode a copy of its directory
+ * (another struct ib_core_device, with ports of its own built by the same
+ * code) shows in every other namespace (device.c).
  *
  * Objects and lifetimes: each port directory is a struct ib_port, a
  * kobject of its own under the "ports" kobject of the device, and owns a
@@ -67,9 +71,14 @@ struct gid_attrs_dir {
 	const struct attribute_group *groups[3];
 };
 
-/* ports/<p>: ib_port_data.sysfs points here while the directory exists. */
+/*
+ * ports/<p>: on ib_core_device.port_list of the device directory it is
+ * in; for the device's own directory (not a namespace's copy)
+ * ib_port_data.sysfs points here too while the directory exists.
+ */
 struct ib_port {
 	struct kobject kobj;
+	struct list_head node;
 	struct ib_device *ibdev;
 	u32 port_num;
 	struct gid_attrs_dir *gid_attrs;
@@ -645,9 +654,9 @@ static int port_tables_init(struct ib_port *port)
 	return 0;
 }
 
-static int port_create(struct ib_device *ibdev, struct kobject *ports,
-		       u32 port_num)
+static int port_create(struct ib_core_device *coredev, u32 port_num)
 {
+	struct ib_device *ibdev = coredev->owner;
 	struct ib_port *port;
 	char name[11];
 	int ret;
@@ -661,7 +670,8 @@ static int port_create(struct ib_device *ibdev, struct kobject *ports,
 
 	snprintf(name, sizeof(name), "%u", port_num);
 	ret = port_tables_init(port) ?:
-	      dir_publish(&port->kobj, ports, name, port->groups);
+	      dir_publish(&port->kobj, coredev->ports_kobj, name,
+			  port->groups);
 	if (ret) {
 		kobject_put(&port->kobj);
 		return ret;
@@ -672,13 +682,15 @@ static int port_create(struct ib_device *ibdev, struct kobject *ports,
 		dir_unpublish(&port->kobj, port->groups);
 		return ret;
 	}
-	ibdev->port_data[port_num].sysfs = port;
+	list_add_tail(&port->node, &coredev->port_list);
+	if (coredev == &ibdev->coredev)
+		ibdev->port_data[port_num].sysfs = port;
 	return 0;
 }
 
 /**
  * ib_free_port_attrs() - remove the ports directory of a device
- * @coredev: the device's core device
+ * @coredev: the device's core device, or a namespace's copy of it
  *
  * Waits for show() calls in progress.  Safe to call when the directory was
  * never (or only partly) created.
@@ -688,17 +700,13 @@ static int port_create(struct ib_device *ibdev, struct kobject *ports,
 void ib_free_port_attrs(struct ib_core_device *coredev)
 {
 	struct ib_device *ibdev = coredev->owner;
-	u32 port_num;
+	struct ib_port *port, *next;
 
-	if (ibdev->port_data) {
-		rdma_for_each_port(ibdev, port_num) {
-			struct ib_port *port = ibdev->port_data[port_num].sysfs;
-
-			if (!port)
-				continue;
-			ibdev->port_data[port_num].sysfs = NULL;
-			port_destroy(port);
-		}
+	list_for_each_entry_safe(port, next, &coredev->port_list, node) {
+		list_del(&port->node);
+		if (coredev == &ibdev->coredev)
+			ibdev->port_data[port->port_num].sysfs = NULL;
+		port_destroy(port);
 	}
 	kobject_put(coredev->ports_kobj);
 	coredev->ports_kobj = NULL;
@@ -706,7 +714,8 @@ void ib_free_port_attrs(struct ib_core_device *coredev)
 
 /**
  * ib_setup_port_attrs() - create the ports directory of a device
- * @coredev: the device's core device, already added to sysfs
+ * @coredev: the device's core device, or a namespace's copy of it (see
+ *	device.c), already added to sysfs
  *
  * Creates ports/<p> for every port with its attributes and its GID, GID
  * attribute and P_Key tables, sized from the port's immutable data.  On
@@ -727,7 +736,7 @@ int ib_setup_port_attrs(struct ib_core_device *coredev)
 		return -ENOMEM;
 	coredev->ports_kobj = ports;
 	rdma_for_each_port(ibdev, port_num) {
-		ret = port_create(ibdev, ports, port_num);
+		ret = port_create(coredev, port_num);
 		if (ret)
 			break;
 	}
