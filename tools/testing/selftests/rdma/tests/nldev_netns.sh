@@ -6,8 +6,16 @@
 # in the namespace of its netdev; the mode switches from init_net only,
 # cannot go back to shared while a device lives in another namespace, a
 # deleted namespace hands its devices back to init_net, and monitor events
-# (heard by an unprivileged listener) stay in the device's namespace.  Devices of the
-# "mock" link type (rdma_nl_mock) on a veth pair.
+# (heard by an unprivileged listener) stay in the device's namespace.
+# Devices of the "mock" link type (rdma_nl_mock) on a veth pair.
+# In exclusive mode devices move ("rdma dev set DEV netns NS") with their
+# sysfs directory; one name may live in two namespaces; a move onto a name
+# taken there and a rename onto a name taken in the same namespace are
+# refused and change nothing; an rxe device moves with a user context
+# open and works in its new namespace (ibv_devinfo, a new uverbs char
+# device); a deleted namespace's devices come back to init_net, as
+# ibdev<N> when their name is taken there.  In shared mode a new namespace
+# sees a copy of every device directory in its sysfs, renamed with it.
 #
 # vms: 1
 # stack-a: project
@@ -55,13 +63,116 @@ monitor_check() {
 	fi
 }
 
+# ls_ib [NS]: the device directories of /sys/class/infiniband as NS (or
+# init_net) sees them, on one line.
+ls_ib() {
+	local -a run=()
+
+	[ -n "${1:-}" ] && run=(ip netns exec "$1")
+	"${run[@]}" find /sys/class/infiniband -mindepth 1 -maxdepth 1 -printf '%f\n' |
+		sort | tr '\n' ' '
+}
+
+# Exclusive mode, mkh (init_net, on vh0) and mkn (ns1, on vn0) exist.
+moves() {
+	expect_fail "dev set netns to no namespace: refused" '.' \
+		rdma dev set mkh netns nosuchns
+	ktap_check "dev set mkh netns ns1" rdma dev set mkh netns ns1
+	expect_out "ns1 sees mkh" 'mkh' ip netns exec ns1 rdma dev show mkh
+	expect_none "init_net no longer sees mkh" 'mkh' rdma dev show
+	expect_out "ns1's sysfs: mkh and mkn" '^mkh mkn $' ls_ib ns1
+	expect_none "init_net's sysfs: no mkh, no mkn" 'mk[hn]' ls_ib
+	# its netdev stays in init_net, and netlink shows no netdev of
+	# another namespace
+	expect_out "mkh keeps its port, its netdev unnamed in ns1" \
+		'^link mkh/1 state ACTIVE physical_state LINK_UP *$' \
+		ip netns exec ns1 rdma link show mkh/1
+	# one name in two namespaces
+	ip link add d1 type dummy
+	ktap_check "link add mkn on d1 in init_net while ns1 has an mkn" \
+		rdma link add mkn type mock netdev d1
+	expect_out "init_net's mkn is on d1" 'netdev d1' rdma link show mkn/1
+	expect_out "ns1's mkn is on vn0" 'netdev vn0' \
+		ip netns exec ns1 rdma link show mkn/1
+	expect_out "init_net's sysfs: mkn" '^mkn $' ls_ib
+	# refusals change nothing
+	expect_fail "move mkn to ns1, which has an mkn: refused" 'exists' \
+		rdma dev set mkn netns ns1
+	expect_out "after the refusal init_net's mkn is still there" 'netdev d1' \
+		rdma link show mkn/1
+	expect_out "after the refusal ns1's sysfs is unchanged" '^mkh mkn $' ls_ib ns1
+	expect_fail "in ns1, rename mkh to mkn: refused" 'exists' \
+		ip netns exec ns1 rdma dev set mkh name mkn
+	expect_out "after the refusal ns1 still has mkh" 'mkh' \
+		ip netns exec ns1 rdma dev show mkh
+	ktap_check "in init_net, rename mkn to mk2 and back" sh -c \
+		'rdma dev set mkn name mk2 && ls /sys/class/infiniband/mk2 >/dev/null &&
+		 rdma dev set mk2 name mkn'
+	# a move there and back
+	ktap_check "dev set mkh netns init (init_net's name) from ns1" \
+		ip netns exec ns1 rdma dev set mkh netns init
+	expect_out "mkh is back in init_net" 'mkh' rdma dev show mkh
+	ktap_check "dev set mkh netns ns1 again" rdma dev set mkh netns ns1
+	rxe_moves
+}
+
+# An rxe device with a user context open moves: the context is cut off
+# (the program fails), and in ns1 the device works for a new program.
+rxe_moves() {
+	local pid uverbs
+
+	ktap_check "link add rxm type rxe on vh0" rdma link add rxm type rxe netdev vh0
+	# a user context on rxm, held open while the device moves
+	python3 -c '
+import sys, time, pyverbs.device as d
+c = d.Context(name="rxm")
+print("open", flush=True)
+time.sleep(60)' >"$RESULTS/rxm-holder.log" 2>&1 &
+	pid=$!
+	if retry_until 20 grep -q open "$RESULTS/rxm-holder.log"; then
+		ktap_ok "a pyverbs context holds rxm open"
+	else
+		ktap_fail "a pyverbs context holds rxm open" "$(tail -n 3 "$RESULTS/rxm-holder.log")"
+	fi
+	ktap_check "dev set rxm netns ns1 with a user context open" \
+		rdma dev set rxm netns ns1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	expect_out "ns1: ibv_devinfo opens rxm, its port is active" 'PORT_ACTIVE' \
+		ip netns exec ns1 ibv_devinfo -d rxm
+	uverbs=$(grep -lx rxm /sys/class/infiniband_verbs/uverbs*/ibdev 2>/dev/null | head -n 1)
+	if [ -n "$uverbs" ]; then
+		ktap_ok "rxm has a uverbs char device again (${uverbs%/ibdev})"
+	else
+		ktap_fail "rxm has a uverbs char device again" "$(grep -H . /sys/class/infiniband_verbs/uverbs*/ibdev 2>&1)"
+	fi
+	expect_out "ns1's sysfs lists rxm" 'rxm' ls_ib ns1
+	ktap_check "link delete rxm from ns1" ip netns exec ns1 rdma link delete rxm
+}
+
+# Shared mode again: a new namespace sees every device in its sysfs (a
+# copy of the directory, ports included), and its copies go with it.
+shared_sysfs() {
+	ktap_check "ip netns add ns2" ip netns add ns2
+	expect_out "ns2's sysfs lists every device" 'ibdev[0-9]+ mkh mkn' ls_ib ns2
+	expect_out "ns2 reads mkh's port state" 'ACTIVE|DOWN' \
+		ip netns exec ns2 cat /sys/class/infiniband/mkh/ports/1/state
+	ktap_check "in init_net, rename mkh to mkr" rdma dev set mkh name mkr
+	expect_out "ns2's copy follows the rename" 'mkr' ls_ib ns2
+	ktap_check "ip netns del ns2" ip netns del ns2
+	ktap_check "rename mkr back to mkh" rdma dev set mkr name mkh
+}
+
 guest() {
 	local mark
 
 	mark="nldev_netns $$"
 	kmsg_mark "$mark"
 	mkdir -p /run/netns
-	ktap_check "modprobe ib_core" modprobe ib_core
+	ktap_check "modprobe ib_core rdma_rxe ib_uverbs" modprobe -a ib_core rdma_rxe ib_uverbs
+	# init_net by name, for "rdma dev set DEV netns init"
+	touch /run/netns/init
+	ktap_check "init_net named init" mount --bind /proc/1/ns/net /run/netns/init
 	ktap_check "ip netns add ns1" ip netns add ns1
 	ktap_check "veth pair, one end in ns1" \
 		ip link add vh0 type veth peer name vn0 netns ns1
@@ -98,8 +209,6 @@ guest() {
 		rdma dev show mkn
 	expect_fail "back to shared while mkn lives in ns1: busy" 'busy' \
 		rdma system set netns shared
-	expect_fail "dev set netns: not supported" 'not supported' \
-		rdma dev set mkh netns ns1
 	ip link add d0 type dummy
 	ktap_check "link add mkd on d0 (init_net)" \
 		rdma link add mkd type mock netdev d0
@@ -111,16 +220,27 @@ guest() {
 	kill "${MONITORS[@]}" 2>/dev/null
 	wait "${MONITORS[@]}" 2>/dev/null
 
-	# Deleting ns1 hands mkn back to init_net; then shared mode may return.
+	moves
+
+	# Deleting ns1 hands mkh and mkn back to init_net; mkn is taken
+	# there (mk2 on d1 was renamed mkn), so ns1's mkn comes back as
+	# ibdev<N>.  Then shared mode may return.
 	ktap_check "ip netns del ns1" ip netns del ns1
-	retry_until 10 sh -c 'rdma dev show | grep -q mkn'
-	expect_out "mkn fell back to init_net" 'mkn' rdma dev show
+	retry_until 10 sh -c 'rdma dev show | grep -q ibdev'
+	expect_out "mkh came back to init_net" 'mkh' rdma dev show mkh
+	expect_out "init_net's mkn is still on d1" 'netdev d1' rdma link show mkn/1
+	expect_out "ns1's mkn came back as ibdev<N>" 'ibdev[0-9]+' rdma dev show
+	expect_out "sysfs of init_net: mkh, mkn, ibdev<N>" 'ibdev[0-9]+ mkh mkn' ls_ib
 	ktap_check "sys set netns shared" rdma system set netns shared
 	expect_out "sys show: shared again" 'netns shared' rdma sys show
+	shared_sysfs
+	ktap_check "link delete mkn (on d1)" rdma link delete mkn
+	ip link del d1
 
 	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 	ktap_diag "$(kmsg_since "$mark" | tail -n 20)"
 	ip link del vh0 2>/dev/null
+	umount /run/netns/init && rm -f /run/netns/init
 	check_modules_unload rdma_nl_mock
 }
 
