@@ -46,6 +46,15 @@ struct pma_file {
 	u8 off;
 	u8 len;
 	u8 part;
+	u8 kinds;
+};
+
+/* The kinds of agent a file shows for (pma_file.kinds), by ClassPortInfo. */
+enum {
+	PMA_KIND_BASIC	= BIT(0),	/* neither capability */
+	PMA_KIND_NOIETF	= BIT(1),	/* ExtWidth-NoIETF only */
+	PMA_KIND_EXT	= BIT(2),	/* ExtWidth */
+	PMA_KIND_ALL	= PMA_KIND_BASIC | PMA_KIND_NOIETF | PMA_KIND_EXT,
 };
 
 /*
@@ -135,99 +144,99 @@ static ssize_t pma_file_show(struct ib_device *ibdev, u32 port_num,
 }
 
 /* A file showing @_len bytes at @_off of attribute @_id. */
-#define PMA_FILE(_var, _name, _id, _off, _len, _part)			\
+#define PMA_FILE(_var, _name, _id, _off, _len, _part, _kinds)		\
 	static struct pma_file _var = {					\
 		.pattr = __ATTR(_name, 0444, pma_file_show, NULL),	\
 		.attr_id = _id,						\
 		.off = _off,						\
 		.len = _len,						\
 		.part = _part,						\
+		.kinds = _kinds,					\
 	}
 /* A field of PortCounters (of @_len bytes), of PortCountersExtended. */
-#define PMA_BASIC(_var, _name, _field, _len)				\
+#define PMA_BASIC(_var, _name, _field, _len, _kinds)			\
 	PMA_FILE(_var, _name, IB_PMA_PORT_COUNTERS,			\
-		 offsetof(struct ib_pma_portcounters, _field), _len, PMA_WHOLE)
-#define PMA_EXT(_var, _name, _field)					\
+		 offsetof(struct ib_pma_portcounters, _field), _len,	\
+		 PMA_WHOLE, _kinds)
+#define PMA_EXT(_var, _name, _field, _kinds)				\
 	PMA_FILE(_var, _name, IB_PMA_PORT_COUNTERS_EXT,			\
-		 offsetof(struct ib_pma_portcounters_ext, _field), 8, PMA_WHOLE)
+		 offsetof(struct ib_pma_portcounters_ext, _field), 8,	\
+		 PMA_WHOLE, _kinds)
 #define PMA_NIBBLE(_var, _name, _part)					\
 	PMA_FILE(_var, _name, IB_PMA_PORT_COUNTERS,			\
 		 offsetof(struct ib_pma_portcounters, link_overrun_errors), 1, \
-		 _part)
+		 _part, PMA_KIND_ALL)
 
-PMA_BASIC(pma_symbol_error, symbol_error, symbol_error_counter, 2);
+PMA_BASIC(pma_symbol_error, symbol_error, symbol_error_counter, 2,
+	  PMA_KIND_ALL);
 PMA_BASIC(pma_link_error_recovery, link_error_recovery,
-	  link_error_recovery_counter, 1);
-PMA_BASIC(pma_link_downed, link_downed, link_downed_counter, 1);
-PMA_BASIC(pma_rcv_errors, port_rcv_errors, port_rcv_errors, 2);
+	  link_error_recovery_counter, 1, PMA_KIND_ALL);
+PMA_BASIC(pma_link_downed, link_downed, link_downed_counter, 1,
+	  PMA_KIND_ALL);
+PMA_BASIC(pma_rcv_errors, port_rcv_errors, port_rcv_errors, 2,
+	  PMA_KIND_ALL);
 PMA_BASIC(pma_rcv_remphys, port_rcv_remote_physical_errors,
-	  port_rcv_remphys_errors, 2);
+	  port_rcv_remphys_errors, 2, PMA_KIND_ALL);
 PMA_BASIC(pma_rcv_switch_relay, port_rcv_switch_relay_errors,
-	  port_rcv_switch_relay_errors, 2);
-PMA_BASIC(pma_xmit_discards, port_xmit_discards, port_xmit_discards, 2);
+	  port_rcv_switch_relay_errors, 2, PMA_KIND_ALL);
+PMA_BASIC(pma_xmit_discards, port_xmit_discards, port_xmit_discards, 2,
+	  PMA_KIND_ALL);
 PMA_BASIC(pma_xmit_constraint, port_xmit_constraint_errors,
-	  port_xmit_constraint_errors, 1);
+	  port_xmit_constraint_errors, 1, PMA_KIND_ALL);
 PMA_BASIC(pma_rcv_constraint, port_rcv_constraint_errors,
-	  port_rcv_constraint_errors, 1);
+	  port_rcv_constraint_errors, 1, PMA_KIND_ALL);
 PMA_NIBBLE(pma_local_link_integrity, local_link_integrity_errors,
 	   PMA_HIGH_NIBBLE);
 PMA_NIBBLE(pma_buffer_overrun, excessive_buffer_overrun_errors,
 	   PMA_LOW_NIBBLE);
-PMA_BASIC(pma_vl15_dropped, VL15_dropped, vl15_dropped, 2);
-PMA_BASIC(pma_xmit_wait, port_xmit_wait, port_xmit_wait, 4);
+PMA_BASIC(pma_vl15_dropped, VL15_dropped, vl15_dropped, 2, PMA_KIND_ALL);
+PMA_BASIC(pma_xmit_wait, port_xmit_wait, port_xmit_wait, 4, PMA_KIND_ALL);
 
-PMA_BASIC(pma_xmit_data, port_xmit_data, port_xmit_data, 4);
-PMA_BASIC(pma_rcv_data, port_rcv_data, port_rcv_data, 4);
-PMA_BASIC(pma_xmit_packets, port_xmit_packets, port_xmit_packets, 4);
-PMA_BASIC(pma_rcv_packets, port_rcv_packets, port_rcv_packets, 4);
+/* 32-bit traffic counters, for an agent without 64-bit ones */
+PMA_BASIC(pma_xmit_data, port_xmit_data, port_xmit_data, 4,
+	  PMA_KIND_BASIC);
+PMA_BASIC(pma_rcv_data, port_rcv_data, port_rcv_data, 4, PMA_KIND_BASIC);
+PMA_BASIC(pma_xmit_packets, port_xmit_packets, port_xmit_packets, 4,
+	  PMA_KIND_BASIC);
+PMA_BASIC(pma_rcv_packets, port_rcv_packets, port_rcv_packets, 4,
+	  PMA_KIND_BASIC);
 
-PMA_EXT(pma_ext_xmit_data, port_xmit_data, port_xmit_data);
-PMA_EXT(pma_ext_rcv_data, port_rcv_data, port_rcv_data);
-PMA_EXT(pma_ext_xmit_packets, port_xmit_packets, port_xmit_packets);
-PMA_EXT(pma_ext_rcv_packets, port_rcv_packets, port_rcv_packets);
-PMA_EXT(pma_ext_uni_xmit, unicast_xmit_packets, port_unicast_xmit_packets);
-PMA_EXT(pma_ext_uni_rcv, unicast_rcv_packets, port_unicast_rcv_packets);
+/* the same names, 64 bits wide */
+#define PMA_KIND_WIDE	(PMA_KIND_NOIETF | PMA_KIND_EXT)
+PMA_EXT(pma_ext_xmit_data, port_xmit_data, port_xmit_data, PMA_KIND_WIDE);
+PMA_EXT(pma_ext_rcv_data, port_rcv_data, port_rcv_data, PMA_KIND_WIDE);
+PMA_EXT(pma_ext_xmit_packets, port_xmit_packets, port_xmit_packets,
+	PMA_KIND_WIDE);
+PMA_EXT(pma_ext_rcv_packets, port_rcv_packets, port_rcv_packets,
+	PMA_KIND_WIDE);
+PMA_EXT(pma_ext_uni_xmit, unicast_xmit_packets, port_unicast_xmit_packets,
+	PMA_KIND_EXT);
+PMA_EXT(pma_ext_uni_rcv, unicast_rcv_packets, port_unicast_rcv_packets,
+	PMA_KIND_EXT);
 PMA_EXT(pma_ext_multi_xmit, multicast_xmit_packets,
-	port_multicast_xmit_packets);
+	port_multicast_xmit_packets, PMA_KIND_EXT);
 PMA_EXT(pma_ext_multi_rcv, multicast_rcv_packets,
-	port_multicast_rcv_packets);
+	port_multicast_rcv_packets, PMA_KIND_EXT);
 
-/* The error counters every variant lists first. */
-#define PMA_ERROR_FILES							\
-	&pma_symbol_error.pattr.attr,					\
-	&pma_link_error_recovery.pattr.attr,				\
-	&pma_link_downed.pattr.attr,					\
-	&pma_rcv_errors.pattr.attr,					\
-	&pma_rcv_remphys.pattr.attr,					\
-	&pma_rcv_switch_relay.pattr.attr,				\
-	&pma_xmit_discards.pattr.attr,					\
-	&pma_xmit_constraint.pattr.attr,				\
-	&pma_rcv_constraint.pattr.attr,					\
-	&pma_local_link_integrity.pattr.attr,				\
-	&pma_buffer_overrun.pattr.attr,					\
-	&pma_vl15_dropped.pattr.attr,					\
-	&pma_xmit_wait.pattr.attr
-
-static struct attribute *pma_basic_files[] = {
-	PMA_ERROR_FILES,
+/* Every file; a port shows those of its agent's kind (names repeat). */
+static struct attribute *pma_files[] = {
+	&pma_symbol_error.pattr.attr,
+	&pma_link_error_recovery.pattr.attr,
+	&pma_link_downed.pattr.attr,
+	&pma_rcv_errors.pattr.attr,
+	&pma_rcv_remphys.pattr.attr,
+	&pma_rcv_switch_relay.pattr.attr,
+	&pma_xmit_discards.pattr.attr,
+	&pma_xmit_constraint.pattr.attr,
+	&pma_rcv_constraint.pattr.attr,
+	&pma_local_link_integrity.pattr.attr,
+	&pma_buffer_overrun.pattr.attr,
+	&pma_vl15_dropped.pattr.attr,
+	&pma_xmit_wait.pattr.attr,
 	&pma_xmit_data.pattr.attr,
 	&pma_rcv_data.pattr.attr,
 	&pma_xmit_packets.pattr.attr,
 	&pma_rcv_packets.pattr.attr,
-	NULL
-};
-
-static struct attribute *pma_noietf_files[] = {
-	PMA_ERROR_FILES,
-	&pma_ext_xmit_data.pattr.attr,
-	&pma_ext_rcv_data.pattr.attr,
-	&pma_ext_xmit_packets.pattr.attr,
-	&pma_ext_rcv_packets.pattr.attr,
-	NULL
-};
-
-static struct attribute *pma_ext_files[] = {
-	PMA_ERROR_FILES,
 	&pma_ext_xmit_data.pattr.attr,
 	&pma_ext_rcv_data.pattr.attr,
 	&pma_ext_xmit_packets.pattr.attr,
@@ -239,19 +248,42 @@ static struct attribute *pma_ext_files[] = {
 	NULL
 };
 
-static const struct attribute_group pma_basic_group = {
-	.name = "counters",
-	.attrs = pma_basic_files,
-};
+/* The kind of agent a port has, from its ClassPortInfo. */
+static u8 pma_kind(struct ib_device *ibdev, u32 port_num)
+{
+	struct ib_class_port_info *cpi;
+	u8 kind = PMA_KIND_BASIC;
 
-static const struct attribute_group pma_noietf_group = {
-	.name = "counters",
-	.attrs = pma_noietf_files,
-};
+	cpi = kzalloc(sizeof_field(struct ib_pma_mad, data), GFP_KERNEL);
+	if (cpi && !pma_get(ibdev, port_num, IB_PMA_CLASS_PORT_INFO,
+			    (u8 *)cpi)) {
+		if (cpi->capability_mask & IB_PMA_CLASS_CAP_EXT_WIDTH)
+			kind = PMA_KIND_EXT;
+		else if (cpi->capability_mask &
+			 IB_PMA_CLASS_CAP_EXT_WIDTH_NOIETF)
+			kind = PMA_KIND_NOIETF;
+	}
+	kfree(cpi);
+	return kind;
+}
 
-static const struct attribute_group pma_ext_group = {
+/* Called per file when the directory is made: is it of the port's kind? */
+static umode_t pma_file_visible(struct kobject *kobj, struct attribute *attr,
+				int n)
+{
+	const struct pma_file *f =
+		container_of(attr, struct pma_file, pattr.attr);
+	struct ib_device *ibdev;
+	u32 port_num;
+
+	ibdev = ib_port_sysfs_get_ibdev_kobj(kobj, &port_num);
+	return f->kinds & pma_kind(ibdev, port_num) ? attr->mode : 0;
+}
+
+static const struct attribute_group pma_group = {
 	.name = "counters",
-	.attrs = pma_ext_files,
+	.attrs = pma_files,
+	.is_visible = pma_file_visible,
 };
 
 /**
@@ -259,31 +291,16 @@ static const struct attribute_group pma_ext_group = {
  * @ibdev: the device
  * @port_num: the port
  *
- * Asks the port's PMA for its ClassPortInfo to pick the files (see the
- * top of this file).
+ * One group for every port: when the directory is made, each file asks
+ * the port's PMA for its ClassPortInfo whether it is of the agent's kind
+ * (see the top of this file).
  *
- * Context: process context; calls the provider's process_mad().
+ * Context: any.
  * Return: the group to add to the port directory, or NULL when the
  * device has no process_mad().
  */
 const struct attribute_group *ib_pma_counters_group(struct ib_device *ibdev,
 						    u32 port_num)
 {
-	struct ib_class_port_info *cpi;
-	const struct attribute_group *group = &pma_basic_group;
-
-	if (!ibdev->ops.process_mad)
-		return NULL;
-	cpi = kzalloc(sizeof_field(struct ib_pma_mad, data), GFP_KERNEL);
-	if (!cpi)
-		return group;
-	if (!pma_get(ibdev, port_num, IB_PMA_CLASS_PORT_INFO, (u8 *)cpi)) {
-		if (cpi->capability_mask & IB_PMA_CLASS_CAP_EXT_WIDTH)
-			group = &pma_ext_group;
-		else if (cpi->capability_mask &
-			 IB_PMA_CLASS_CAP_EXT_WIDTH_NOIETF)
-			group = &pma_noietf_group;
-	}
-	kfree(cpi);
-	return group;
+	return ibdev->ops.process_mad ? &pma_group : NULL;
 }
