@@ -1235,7 +1235,8 @@ void ib_device_put(struct ib_device *device)
 }
 EXPORT_SYMBOL(ib_device_put);
 
-static struct ib_device *ib_find_name_locked(const char *name);
+static struct ib_device *ib_find_name_in(const struct net *net,
+					 const char *name);
 
 /* @dev with a registration reference if @keep and it has one to give. */
 static struct ib_device *ib_pin_if(struct ib_device *dev, bool keep)
@@ -1248,6 +1249,9 @@ static struct ib_device *ib_pin_if(struct ib_device *dev, bool keep)
  * @name: the name
  * @driver_id: the provider to match, or RDMA_DRIVER_UNKNOWN for any
  *
+ * Names are unique per namespace: in exclusive mode two namespaces may
+ * each have a device of @name, and this finds the lowest-indexed one.
+ *
  * Context: process context.
  * Return: the device with a registration reference (ib_device_put()), or
  * NULL.
@@ -1258,7 +1262,7 @@ struct ib_device *ib_device_get_by_name(const char *name,
 	struct ib_device *dev;
 
 	down_read(&ib_devices_rwsem);
-	dev = ib_find_name_locked(name);
+	dev = ib_find_name_in(NULL, name);
 	dev = ib_pin_if(dev, dev && (driver_id == RDMA_DRIVER_UNKNOWN ||
 				     driver_id == dev->ops.driver_id));
 	up_read(&ib_devices_rwsem);
@@ -1357,25 +1361,10 @@ void ib_enum_all_roce_netdevs(roce_netdev_filter filter, void *filter_cookie,
 /* ---- names --------------------------------------------------------------------------- */
 
 /*
- * Any listed device (registered or not) called @name, or NULL; registry
+ * Any listed device (registered or not) of namespace @net (of any
+ * namespace when @net is NULL) called @name, or NULL.  Names are unique
+ * per namespace; in shared mode every device is init_net's.  Registry
  * lock held.
- */
-static struct ib_device *ib_find_name_locked(const char *name)
-{
-	struct ib_device *dev;
-	unsigned long index;
-
-	xa_for_each(&ib_devices, index, dev) {
-		if (strncmp(dev->name, name, IB_DEVICE_NAME_MAX) == 0)
-			break;
-	}
-	return dev;
-}
-
-/*
- * Any listed device of namespace @net called @name, or NULL: names are
- * unique per namespace (in shared mode every device is init_net's).
- * Registry lock held.
  */
 static struct ib_device *ib_find_name_in(const struct net *net,
 					 const char *name)
@@ -1384,7 +1373,7 @@ static struct ib_device *ib_find_name_in(const struct net *net,
 	unsigned long index;
 
 	xa_for_each(&ib_devices, index, dev) {
-		if (net_eq(read_pnet(&dev->coredev.rdma_net), net) &&
+		if ((!net || net_eq(read_pnet(&dev->coredev.rdma_net), net)) &&
 		    strncmp(dev->name, name, IB_DEVICE_NAME_MAX) == 0)
 			break;
 	}
