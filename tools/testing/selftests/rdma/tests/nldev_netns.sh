@@ -73,10 +73,35 @@ ls_ib() {
 		sort | tr '\n' ' '
 }
 
+# bad_ns_fds DEV: "rdma dev set DEV netns" with NET_NS_FD the fd of a
+# file that is no namespace, then a closed fd (which iproute2 cannot
+# send); prints the two errnos.
+bad_ns_fds() {
+	python3 - "$SELFDIR" "$1" <<'EOF'
+import errno, os, sys
+sys.path.insert(0, sys.argv[1])
+import nldev_lib as L
+
+u = L.Uapi()
+sock = L.NlSock()
+idx = L.devices(sock, u)[sys.argv[2]]
+notns = os.open("/dev/null", os.O_RDONLY)
+closed = os.open("/dev/null", os.O_RDONLY)
+os.close(closed)
+out = []
+for fd in (notns, closed):
+    r = sock.request(u.c("SET"), L.nla_u32(u.a("DEV_INDEX"), idx) +
+                     L.nla_u32(u.a("NET_NS_FD"), fd))
+    out.append(errno.errorcode.get(abs(r.error or 0), str(r.error)))
+print(" ".join(out))
+EOF
+}
+
 # Exclusive mode, mkh (init_net, on vh0) and mkn (ns1, on vn0) exist.
 moves() {
-	expect_fail "dev set netns to no namespace: refused" '.' \
-		rdma dev set mkh netns nosuchns
+	expect_out "NET_NS_FD of /dev/null: EINVAL; of a closed fd: EBADF" \
+		'^EINVAL EBADF$' bad_ns_fds mkh
+	expect_out "after the refusals init_net still has mkh" 'mkh' rdma dev show mkh
 	ktap_check "dev set mkh netns ns1" rdma dev set mkh netns ns1
 	expect_out "ns1 sees mkh" 'mkh' ip netns exec ns1 rdma dev show mkh
 	expect_none "init_net no longer sees mkh" 'mkh' rdma dev show
@@ -184,6 +209,8 @@ guest() {
 	ktap_check "link add mkh on vh0 (init_net)" \
 		rdma link add mkh type mock netdev vh0
 	expect_out "shared: ns1 sees mkh" 'mkh' ip netns exec ns1 rdma dev show
+	expect_fail "shared: dev set mkh netns ns1 is not supported" 'not supported' \
+		rdma dev set mkh netns ns1
 
 	# Mode changes: only from init_net.
 	expect_fail "sys set netns exclusive from ns1 is refused" '.' \
