@@ -334,19 +334,29 @@ struct siw_read_resp {
  * @wqe: private copy of the work request being sent
  * @msn: next MSN of each untagged queue we send on
  * @wait_rtr: the initiator's RTR message has not arrived yet
+ * @rtr_pending: our RTR message (initiator) is still to be sent
+ * @term_pending: @term is to be sent, then the connection closed
+ *	(orq_lock; set once per connection, by siw_qp_fatal())
+ * @term_done: the Terminate went out (or could not)
+ * @term_len: bytes of @term
+ * @term: payload of the Terminate: control word and copied headers
  * @hdr: the FPDU header being built
  */
 struct siw_tx {
 	struct siw_sqe	wqe;
 	u32		msn[SIW_NUM_QN];
 	bool		wait_rtr;
+	bool		rtr_pending;
+	bool		term_pending;
+	bool		term_done;
+	u16		term_len;
+	u8		term[SIW_TERM_LEN];
 	u8		hdr[SIW_HDR_MAX_LEN];
 };
 
 enum siw_rx_state {
 	SIW_RX_HDR,	/* reading an FPDU header */
 	SIW_RX_DATA,	/* placing its payload */
-	SIW_RX_SKIP,	/* payload with nowhere to go (zero-length target) */
 	SIW_RX_TRAILER,	/* reading pad and CRC */
 };
 
@@ -361,14 +371,15 @@ enum siw_rx_state {
  * @left: payload bytes of this FPDU still to place
  * @trailer: pad and CRC
  * @msn: next MSN expected on each untagged queue
- * @mo: next message offset expected for the untagged message in progress
+ * @mo: next message offset expected for the SEND message in progress
+ * @rresp: bytes of the READ response in progress placed so far
  * @rqe: private copy of the receive element of that SEND message
  * @have_rqe: @rqe holds one
  * @mem: memory of the tagged segment in progress, a reference held
  * @to: where its next payload byte goes
  * @sge: SGE of @rqe the next SEND byte goes to
  * @sge_off: offset in it
- * @rtr_seen: the initiator's RTR (or any FPDU) arrived
+ * @term: the start of a Terminate's payload
  */
 struct siw_rx {
 	enum siw_rx_state	state;
@@ -381,13 +392,14 @@ struct siw_rx {
 	u8			trailer[3 + SIW_MPA_CRC_BYTES];
 	u32			msn[SIW_NUM_QN];
 	u32			mo;
+	u32			rresp;
 	struct siw_rqe		rqe;
 	bool			have_rqe;
 	struct siw_mem		*mem;
 	u64			to;
 	u32			sge;
 	u32			sge_off;
-	bool			rtr_seen;
+	u8			term[SIW_TERM_LEN];
 };
 
 struct siw_cep;
@@ -408,6 +420,7 @@ struct siw_cep;
  * @srq: SRQ, or NULL
  * @kernel: a kernel user's QP
  * @sig_all: every send work request completes with a CQE
+ * @access: IB_ACCESS_REMOTE_* the QP lets the peer use (modify_qp)
  * @sq_lock: serialises kernel producers of the SQ (any context, _irqsave)
  * @sq: @sq_size send elements (vmalloc_user() for a user QP)
  * @sq_size: power of two
@@ -455,6 +468,7 @@ struct siw_qp {
 	struct siw_srq		*srq;
 	bool			kernel;
 	bool			sig_all;
+	int			access;
 
 	spinlock_t		sq_lock;
 	struct siw_sqe		*sq;
@@ -525,8 +539,6 @@ bool siw_take_rqe(struct siw_qp *qp, struct siw_rqe *rqe);
 /* siw_qp_tx.c, siw_qp_rx.c */
 void siw_tx_work(struct work_struct *work);
 void siw_rx_work(struct work_struct *work);
-int siw_send_terminate(struct siw_qp *qp, const struct siw_term_info *term,
-		       const void *bad_hdr, unsigned int bad_len);
 
 /* siw_verbs.c */
 int siw_query_device(struct ib_device *base, struct ib_device_attr *attr,
@@ -540,6 +552,9 @@ int siw_query_gid(struct ib_device *base, u32 port, int idx,
 int siw_query_pkey(struct ib_device *base, u32 port, u16 idx, u16 *pkey);
 int siw_alloc_ucontext(struct ib_ucontext *base, struct ib_udata *udata);
 void siw_dealloc_ucontext(struct ib_ucontext *base);
+void *siw_ring_alloc(struct ib_udata *udata, size_t bytes,
+		     struct rdma_user_mmap_entry **entry, u64 *key);
+void siw_ring_free(void *buf, struct rdma_user_mmap_entry *entry);
 int siw_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma);
 void siw_mmap_free(struct rdma_user_mmap_entry *entry);
 int siw_alloc_pd(struct ib_pd *base, struct ib_udata *udata);
