@@ -10,6 +10,12 @@
 #define _SHIM_LINUX_TYPES_H
 
 #include_next <linux/types.h>
+/*
+ * Kbuild puts compiler_types.h in front of every file (-include), so kernel
+ * headers use __packed and friends without including anything for them
+ * (siw_wire.h, for one).  Here they come with the types.
+ */
+#include <linux/compiler_types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
