@@ -782,6 +782,26 @@ UNIT_TEST(siw_wire, mpa_parse_reject_bit_in_reply)
 	EXPECT_EQ(i.flags, 0x60);
 }
 
+UNIT_TEST(siw_wire, mpa_parse_reject_bit_in_request)
+{
+	struct siw_mpa_info i;
+	u8 f[30];
+
+	/*
+	 * RFC 5044 7.1: in a request R "is set to zero, and not checked on
+	 * reception": the frame is taken as if R were clear.
+	 */
+	memcpy(f, mpa_req_v1, 25);
+	f[16] = 0x60;
+	EXPECT_EQ(mpa_parse(f, 25, false, &i), 25);
+	memcpy(f, mpa_req_v2, 30);
+	f[16] = 0x20;
+	EXPECT_EQ(mpa_parse(f, 30, false, &i), 30);
+	memcpy(f, mpa_req_v1, 20);
+	f[16] = 0x20;
+	EXPECT_EQ(mpa_parse(f, 20, false, &i), -EAGAIN);
+}
+
 UNIT_TEST(siw_wire, mpa_parse_markers)
 {
 	struct siw_mpa_info i;
