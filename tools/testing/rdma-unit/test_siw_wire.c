@@ -1008,6 +1008,8 @@ UNIT_TEST(siw_wire, term_ctrl_layout)
 		{ { 0, 0, 0x00 }, 0x2000, { 0x00, 0x00, 0x20, 0x00 } },
 		/* every field at its widest */
 		{ { 15, 15, 0xff }, 0xe000, { 0xff, 0xff, 0xe0, 0x00 } },
+		/* the reserved header-flag bits never reach the wire */
+		{ { 1, 2, 0x01 }, 0xdfff, { 0x12, 0x01, 0xc0, 0x00 } },
 	};
 	unsigned int k;
 	u8 w[4];
@@ -1021,4 +1023,21 @@ UNIT_TEST(siw_wire, term_ctrl_layout)
 	EXPECT_EQ(SIW_TERM_HDR_MPA, 0x8000);
 	EXPECT_EQ(SIW_TERM_HDR_DDP, 0x4000);
 	EXPECT_EQ(SIW_TERM_HDR_RDMAP, 0x2000);
+}
+
+/* A Terminate whose ULPDU has no room for its 4-byte control word */
+UNIT_TEST(siw_wire, hdr_check_terminate_without_control_word)
+{
+	struct siw_term_info t = { 0xee, 0xee, 0xee };
+	struct siw_hdr_info i;
+	u8 h[24];
+
+	memcpy(h, hdr_term, 24);
+	h[1] = 0x12;			/* ULPDU 18: the header alone */
+	EXPECT_EQ(siw_hdr_check(h, 20, &i, &t), -EPROTO);
+	EXPECT_EQ(t.layer, 0);
+	EXPECT_EQ(t.etype, 2);
+	EXPECT_EQ(t.ecode, 0xff);
+	h[1] = 0x15;			/* 21: three bytes of it */
+	EXPECT_EQ(siw_hdr_check(h, 20, &i, &t), -EPROTO);
 }

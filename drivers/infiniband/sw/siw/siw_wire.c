@@ -74,7 +74,7 @@ static int siw_hdr_bad(struct siw_term_info *term, u8 layer, u8 etype,
  * Checks the DDP and RDMAP versions, the opcode against the T bit, the
  * queue number of untagged segments, that the ULPDU holds at least the
  * header, that a READ request fits one segment and that a Terminate comes
- * in one segment with a zero message offset.  What depends on connection
+ * in one segment with a zero message offset and holds its control word.  What depends on connection
  * state (MSN, MO, STags) is the receive path's business.
  *
  * Return: 0, or -EPROTO with @term set.
@@ -132,6 +132,12 @@ int siw_hdr_check(const void *hdr, unsigned int len, struct siw_hdr_info *info,
 			return siw_hdr_bad(term, SIW_TERM_RDMAP,
 					   SIW_ET_RDMAP_OPERATION,
 					   SIW_EC_RDMAP_UNSPECIFIED);
+		/* A Terminate carries at least its control word. */
+		if (op == SIW_RDMAP_TERMINATE &&
+		    ulpdu + SIW_MPA_LEN_BYTES < (unsigned int)hlen + 4)
+			return siw_hdr_bad(term, SIW_TERM_RDMAP,
+					   SIW_ET_RDMAP_OPERATION,
+					   SIW_EC_RDMAP_UNSPECIFIED);
 	}
 
 	info->op = op;
@@ -182,8 +188,9 @@ int siw_mpa_parse(const void *buf, unsigned int len, bool reply,
 		return -EBADMSG;
 	if (pd_len > SIW_MPA_MAX_PD)
 		return -EBADMSG;
-	if (!reply && (info->flags & SIW_MPA_F_REJECT))
-		return -EBADMSG;
+	/* RFC 5044 7.1: R is not checked on reception of a request. */
+	if (!reply)
+		info->flags &= ~SIW_MPA_F_REJECT;
 	if (info->flags & SIW_MPA_F_MARKERS)
 		return -EOPNOTSUPP;
 
@@ -259,5 +266,7 @@ u32 siw_term_ctrl(const struct siw_term_info *term, u16 hdr_flags)
 {
 	return (u32)(term->layer & 0xf) << SIW_TERM_LAYER_SHIFT |
 	       (u32)(term->etype & 0xf) << SIW_TERM_ETYPE_SHIFT |
-	       (u32)term->ecode << SIW_TERM_ECODE_SHIFT | hdr_flags;
+	       (u32)term->ecode << SIW_TERM_ECODE_SHIFT |
+	       (hdr_flags & (SIW_TERM_HDR_MPA | SIW_TERM_HDR_DDP |
+			     SIW_TERM_HDR_RDMAP));
 }

@@ -119,6 +119,8 @@ static int model_hdr(const u8 *m, size_t n, struct model_term *t)
 		return refuse(t, 1, 2, 0x04);
 	if (op == 1 && ulpdu != 46)
 		return refuse(t, 0, 2, 0xff);
+	if (op == 7 && ulpdu < 18 + 4)
+		return refuse(t, 0, 2, 0xff);
 	return 0;
 }
 
