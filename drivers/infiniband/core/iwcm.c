@@ -256,12 +256,16 @@ static struct iwcm_id *iwcm_alloc(struct ib_device *device,
 	refcount_set(&p->refs, 1);
 	INIT_WORK(&p->work, iwcm_work);
 	p->state = IWCM_IDLE;
-	p->id.device = device;
-	p->id.cm_handler = handler;
-	p->id.context = context;
-	p->id.event_handler = iwcm_event;
-	p->id.add_ref = iwcm_provider_get;
-	p->id.rem_ref = iwcm_provider_put;
+	p->id = (struct iw_cm_id) {
+		/* the user's */
+		.cm_handler = handler,
+		.context = context,
+		.device = device,
+		/* the provider's ways in */
+		.event_handler = iwcm_event,
+		.add_ref = iwcm_provider_get,
+		.rem_ref = iwcm_provider_put,
+	};
 	return p;
 }
 
