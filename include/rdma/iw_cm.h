@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The iWARP connection manager: connections of iWARP devices, whose
- * providers set them up over TCP themselves (MPA) through the iw_* ops of
- * struct ib_device_ops.  Declarations only, for providers and ULPs to
- * build against: this RDMA core has no iWARP provider and no iw_cm module
- * yet (the siw work brings both).  Names, structures and signatures follow
- * upstream Linux.
+ * The iWARP connection manager (module iw_cm): connections of iWARP
+ * devices, whose providers set them up over TCP themselves (MPA) through
+ * the iw_* ops of struct ib_device_ops and report them through the
+ * event_handler of struct iw_cm_id.  rdma_cm uses it on iWARP ports.
+ * There is no port mapper: the m_ addresses are copies of the others.
+ * Names, structures and signatures follow upstream Linux; the contract
+ * of both sides is in Documentation/infiniband/iw_cm.rst.
  */
 #ifndef IW_CM_H
 #define IW_CM_H
@@ -27,14 +28,17 @@ enum iw_cm_event_type {
 /**
  * struct iw_cm_event - one such report
  * @event: what happened
- * @status: 0 or a negative errno
- * @local_addr: our end
+ * @status: 0 or a negative errno (CONNECT_REPLY: why the connect failed)
+ * @local_addr: our end (CONNECT_REQUEST: of the new connection)
  * @remote_addr: the peer's end
- * @private_data: MPA private data of the request or reply
- * @provider_data: the provider's handle of a new connection
+ * @private_data: MPA private data of the request or reply; the provider's
+ *	buffer needs to live only during the event_handler call (iw_cm copies)
+ * @provider_data: CONNECT_REQUEST: the provider's handle of the new
+ *	connection, which becomes the new ID's provider_data
  * @private_data_len: length of @private_data
- * @ord: outbound RDMA READs the peer offers
- * @ird: inbound RDMA READs the peer offers
+ * @ord: the peer's outbound RDMA READ depth, as its MPA request or reply
+ *	announced it
+ * @ird: the peer's inbound RDMA READ depth
  */
 struct iw_cm_event {
 	enum iw_cm_event_type event;
@@ -62,16 +66,17 @@ typedef int (*iw_event_handler)(struct iw_cm_id *cm_id,
  * @device: the device
  * @local_addr: our address
  * @remote_addr: the peer's
- * @m_local_addr: @local_addr as a port mapper mapped it
- * @m_remote_addr: @remote_addr as mapped
+ * @m_local_addr: the address the provider uses: a copy of @local_addr
+ *	(there is no port mapper)
+ * @m_remote_addr: likewise, a copy of @remote_addr
  * @provider_data: the provider's
- * @event_handler: where the provider reports events
- * @add_ref: the provider takes a reference on the ID
- * @rem_ref: and drops it
+ * @event_handler: where the provider reports events (set by iw_cm)
+ * @add_ref: the provider takes a reference on the ID (set by iw_cm)
+ * @rem_ref: and drops it (set by iw_cm)
  * @tos: type of service
  * @tos_set: @tos was set
- * @mapped: the addresses were mapped
- * @afonly: IPv6 only
+ * @mapped: the addresses were mapped by a port mapper: always false
+ * @afonly: an IPv6 wildcard listener takes no IPv4 connections
  */
 struct iw_cm_id {
 	iw_cm_handler		cm_handler;

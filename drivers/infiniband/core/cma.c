@@ -15,7 +15,7 @@
 #include "cma_priv.h"
 
 MODULE_AUTHOR("RDMA core project");
-MODULE_DESCRIPTION("RDMA connection manager (IP-addressed connections over the InfiniBand CM)");
+MODULE_DESCRIPTION("RDMA connection manager (IP-addressed connections over the InfiniBand and iWARP CMs)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_VERSION(RDMA_KMOD_VERSION);
 
@@ -181,11 +181,41 @@ static void cma_detach(struct rdma_id_private *p)
 }
 
 /*
- * Attach @p to the device port that has @addr as a GID of the port's
- * default type on @ndev.  Return: 0, or -ENODEV when none has.
+ * Does port @port of @cd serve the addresses of @ndev?  A RoCE port does
+ * when it has @gid (an address of @ndev) with the port's default type on
+ * @ndev: that GID entry is returned, held, in *@attr.  An iWARP port does
+ * when @ndev is its netdev: iWARP addresses by IP, *@attr is NULL.
+ */
+static bool cma_port_serves(struct cma_device *cd, u32 port,
+			    struct net_device *ndev, const union ib_gid *gid,
+			    const struct ib_gid_attr **attr)
+{
+	struct ib_device *dev = cd->device;
+	struct net_device *port_ndev;
+
+	*attr = NULL;
+	if (rdma_protocol_iwarp(dev, port)) {
+		port_ndev = ib_device_get_netdev(dev, port);
+		dev_put(port_ndev);
+		return port_ndev == ndev;
+	}
+	if (!rdma_protocol_roce(dev, port))
+		return false;
+	*attr = rdma_find_gid_by_port(dev, gid, cd->gid_type[port - 1], port,
+				      ndev);
+	if (!IS_ERR(*attr))
+		return true;
+	*attr = NULL;
+	return false;
+}
+
+/*
+ * Attach @p to the first device port (of @device only, unless NULL) that
+ * serves address @addr of @ndev (cma_port_serves()).  Return: 0, -EINVAL
+ * for an address that is not IP, or -ENODEV when no port serves it.
  */
 int cma_attach_by_addr(struct rdma_id_private *p, struct net_device *ndev,
-		       const struct sockaddr *addr)
+		       const struct sockaddr *addr, struct ib_device *device)
 {
 	const struct ib_gid_attr *attr;
 	struct cma_device *cd;
@@ -196,13 +226,10 @@ int cma_attach_by_addr(struct rdma_id_private *p, struct net_device *ndev,
 		return -EINVAL;
 	mutex_lock(&cma_mutex);
 	list_for_each_entry(cd, &cma_devices, node) {
+		if (device && cd->device != device)
+			continue;
 		rdma_for_each_port(cd->device, port) {
-			if (!rdma_protocol_roce(cd->device, port))
-				continue;
-			attr = rdma_find_gid_by_port(cd->device, &gid,
-						     cd->gid_type[port - 1],
-						     port, ndev);
-			if (IS_ERR(attr))
+			if (!cma_port_serves(cd, port, ndev, &gid, &attr))
 				continue;
 			cma_attach(p, cd, port, attr);
 			mutex_unlock(&cma_mutex);
@@ -281,6 +308,46 @@ static struct rdma_cm_id *cma_create(struct net *net,
 }
 
 /**
+ * cma_conn_alloc() - the new ID of a connection request to a listener
+ * @l: the listener, its handler_mutex held
+ * @qp_type: the QP type the request asks for
+ *
+ * The ID takes the listener's namespace, handler, context and port space,
+ * and its process for restrack.  It starts in CONNECT with its
+ * handler_mutex held (nested in the listener's), so that device removal,
+ * which takes it, waits until CONNECT_REQUEST has been delivered.
+ *
+ * Return: the ID, not attached yet, or NULL.
+ */
+struct rdma_id_private *cma_conn_alloc(struct rdma_id_private *l,
+				       enum ib_qp_type qp_type)
+{
+	struct rdma_id_private *c;
+
+	c = cma_id_alloc(cma_net(l), l->id.event_handler, l->id.context,
+			 l->id.ps, qp_type, l->caller);
+	if (!c)
+		return NULL;
+	rdma_restrack_parent_name(&c->res, &l->res);
+	c->state = RDMA_CM_CONNECT;
+	mutex_lock_nested(&c->handler_mutex, SINGLE_DEPTH_NESTING);
+	return c;
+}
+
+/**
+ * cma_conn_free() - undo cma_conn_alloc() for a request that failed
+ *	before the ID was attached
+ * @c: the ID; its handler_mutex is released here
+ */
+void cma_conn_free(struct rdma_id_private *c)
+{
+	mutex_unlock(&c->handler_mutex);
+	cma_free_route(c);
+	put_net(cma_net(c));
+	cma_put(c);
+}
+
+/**
  * __rdma_create_kernel_id() - a new RDMA CM ID for a kernel user
  * @net: the network namespace its addresses live in; the ID holds a
  *	reference on it
@@ -340,6 +407,30 @@ int cma_deliver(struct rdma_id_private *p, struct rdma_cm_event *ev)
 	return p->id.event_handler(&p->id, ev);
 }
 
+/**
+ * cma_cm_deliver() - give an event from ib_cm or iw_cm to an ID's handler
+ * @p: the ID; its handler_mutex is held, and released here
+ * @ev: the event
+ *
+ * A non-zero answer destroys @p, without its ib_cm or iw_cm ID: the CM
+ * that called destroys that one when it gets the answer back.
+ *
+ * Return: the handler's answer.
+ */
+int cma_cm_deliver(struct rdma_id_private *p, struct rdma_cm_event *ev)
+{
+	int ret = cma_deliver(p, ev);
+
+	if (!ret) {
+		mutex_unlock(&p->handler_mutex);
+		return 0;
+	}
+	p->cm_id = NULL;
+	p->iw_id = NULL;
+	cma_destroy_unlock(p);
+	return ret;
+}
+
 /* Drop everything @p holds; it is DESTROYING, no lock held. */
 static void cma_teardown(struct rdma_id_private *p, bool addr_pending)
 {
@@ -359,6 +450,10 @@ static void cma_teardown(struct rdma_id_private *p, bool addr_pending)
 		ib_destroy_cm_id(p->cm_id);
 		p->cm_id = NULL;
 	}
+	if (p->iw_id) {
+		iw_destroy_cm_id(p->iw_id);
+		p->iw_id = NULL;
+	}
 	cma_leave_all(p);
 	cma_detach(p);
 	cma_unbind(p);
@@ -371,8 +466,9 @@ static void cma_teardown(struct rdma_id_private *p, bool addr_pending)
  * @p: the ID
  *
  * Marks @p DESTROYING, releases the mutex, tears @p down and drops the
- * owner's reference.  An ib_cm handler that got here clears @p->cm_id
- * first and returns non-zero, so that ib_cm destroys its own ID.
+ * owner's reference.  An ib_cm or iw_cm handler that got here clears
+ * @p->cm_id or @p->iw_id first and returns non-zero, so that the CM
+ * destroys its own ID.
  */
 void cma_destroy_unlock(struct rdma_id_private *p)
 {
@@ -611,29 +707,42 @@ __be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
 }
 EXPORT_SYMBOL(rdma_get_service_id);
 
+/* An iWARP GID: the MAC address in its first bytes, zeros after. */
+static void cma_mac_gid(union ib_gid *gid, const u8 *mac)
+{
+	memcpy(gid->raw, mac, ETH_ALEN);
+}
+
 /**
  * rdma_read_gids() - the GIDs of an ID's two ends
  * @cm_id: the ID
  * @sgid: receives the local GID, may be NULL
  * @dgid: receives the remote GID, may be NULL
  *
- * On RoCE the GIDs are the IP addresses; both are zero while the ID has
- * no device.
+ * On RoCE the GIDs are the IP addresses; on iWARP the MAC addresses of
+ * the local netdev and of the next hop (zero on the passive side); both
+ * are zero while the ID has no device.
  */
 void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 		    union ib_gid *dgid)
 {
 	struct rdma_id_private *p = cma_priv(cm_id);
+	struct rdma_dev_addr *da = &cm_id->route.addr.dev_addr;
 	bool known = cm_id->device;
+	bool iw = known && rdma_protocol_iwarp(cm_id->device, cm_id->port_num);
 
 	if (sgid) {
 		memset(sgid, 0, sizeof(*sgid));
-		if (known)
+		if (iw)
+			cma_mac_gid(sgid, da->src_dev_addr);
+		else if (known)
 			rdma_ip2gid(cma_src(p), sgid);
 	}
 	if (dgid) {
 		memset(dgid, 0, sizeof(*dgid));
-		if (known)
+		if (iw)
+			cma_mac_gid(dgid, da->dst_dev_addr);
+		else if (known)
 			rdma_ip2gid(cma_dst(p), dgid);
 	}
 }
@@ -685,16 +794,28 @@ EXPORT_SYMBOL(rdma_event_msg);
  * @id: the ID that got it
  * @reason: the status
  *
- * Return: the IB CM's name of the reject reason on an IB CM port,
- * "unrecognized transport" elsewhere.
+ * Return: the IB CM's name of the reject reason on an IB CM port, iw_cm's
+ * name of the errno on an iWARP port, "unrecognized transport" elsewhere.
  */
 const char *rdma_reject_msg(struct rdma_cm_id *id, int reason)
 {
 	if (id->device && rdma_ib_or_roce(id->device, id->port_num))
 		return ibcm_reject_msg(reason);
+	if (id->device && rdma_protocol_iwarp(id->device, id->port_num))
+		return iwcm_reject_msg(reason);
 	return "unrecognized transport";
 }
 EXPORT_SYMBOL(rdma_reject_msg);
+
+/* Did the peer's application refuse (the status of a REJECTED event)? */
+static bool cma_consumer_reject(struct rdma_cm_id *id, int status)
+{
+	if (rdma_ib_or_roce(id->device, id->port_num))
+		return status == IB_CM_REJ_CONSUMER_DEFINED;
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return status == -ECONNREFUSED;
+	return false;
+}
 
 /**
  * rdma_consumer_reject_data() - the private data of a refusal by the peer
@@ -703,14 +824,14 @@ EXPORT_SYMBOL(rdma_reject_msg);
  * @data_len: receives the length
  *
  * Return: the private data when the peer's application refused (reason
- * "consumer defined"), else NULL with *@data_len 0.
+ * "consumer defined" on IB CM ports, -ECONNREFUSED on iWARP), else NULL
+ * with *@data_len 0.
  */
 const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 				      struct rdma_cm_event *ev, u8 *data_len)
 {
 	if (ev->event == RDMA_CM_EVENT_REJECTED && id->device &&
-	    rdma_ib_or_roce(id->device, id->port_num) &&
-	    ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+	    cma_consumer_reject(id, ev->status)) {
 		*data_len = ev->param.conn.private_data_len;
 		return ev->param.conn.private_data;
 	}
@@ -723,11 +844,12 @@ EXPORT_SYMBOL(rdma_consumer_reject_data);
  * rdma_iw_cm_id() - the iWARP CM ID under an RDMA CM ID
  * @cm_id: the ID
  *
- * Return: NULL: this RDMA CM runs on InfiniBand CM ports only.
+ * Return: the iw_cm ID of a connection (or connection request) on an
+ * iWARP port, else NULL.
  */
 struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *cm_id)
 {
-	return NULL;
+	return cma_priv(cm_id)->iw_id;
 }
 EXPORT_SYMBOL(rdma_iw_cm_id);
 
@@ -753,7 +875,8 @@ static int cma_add_one(struct ib_device *device)
 	u32 port;
 
 	rdma_for_each_port(device, port)
-		cm |= rdma_cap_ib_cm(device, port);
+		cm |= rdma_cap_ib_cm(device, port) ||
+		      rdma_cap_iw_cm(device, port);
 	if (!cm)
 		return -EOPNOTSUPP;
 	cd = kzalloc(sizeof(*cd), GFP_KERNEL);

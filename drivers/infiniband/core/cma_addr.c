@@ -3,9 +3,11 @@
  * Address and route resolution of the RDMA CM.  The address step asks
  * ib_core's resolver (rdma_resolve_ip()) for the source address, the
  * netdev and the next hop's MAC, then attaches the ID to the device port
- * that has the source address as a GID.  On RoCE the route step needs no
- * subnet administrator: the path is built here from what the address
- * step found and the netdev's MTU.
+ * that has the source address as a GID (RoCE) or has that netdev
+ * (iWARP).  On RoCE the route step needs no subnet administrator: the
+ * path is built here from what the address step found and the netdev's
+ * MTU.  On iWARP there is no path at all: the provider's TCP connection
+ * finds its way.
  */
 #include <linux/slab.h>
 #include <net/ip.h>
@@ -43,7 +45,7 @@ static int cma_attach_resolved(struct rdma_id_private *p)
 	ndev = dev_get_by_index(cma_net(p), da->bound_dev_if);
 	if (!ndev)
 		return -ENODEV;
-	ret = cma_attach_by_addr(p, ndev, cma_src(p));
+	ret = cma_attach_by_addr(p, ndev, cma_src(p), NULL);
 	dev_put(ndev);
 	return ret;
 }
@@ -85,7 +87,9 @@ static void cma_addr_done(int status, struct sockaddr *src,
 
 /*
  * A wildcard destination means the local host: the ID's own address if
- * it has one, else the first address of the family an RDMA port has.
+ * it has one, else the first address of the family a RoCE port has as a
+ * GID (iWARP GIDs are MAC addresses: an unbound iWARP ID needs a RoCE
+ * port here, or its own address).
  */
 static int cma_loopback_dst(struct rdma_id_private *p)
 {
@@ -105,6 +109,8 @@ static int cma_loopback_dst(struct rdma_id_private *p)
 	mutex_lock(&cma_mutex);
 	list_for_each_entry(cd, &cma_devices, node) {
 		rdma_for_each_port(cd->device, pn) {
+			if (!rdma_protocol_roce(cd->device, pn))
+				continue;
 			for (i = 0;; i++) {
 				struct in6_addr *ip;
 
@@ -277,7 +283,8 @@ static int cma_roce_path(struct rdma_id_private *p)
  *
  * The path (GIDs, hop limit, traffic class from rdma_set_service_type(),
  * the netdev's MTU, the flow label, the next hop's MAC) is reported by a
- * ROUTE_RESOLVED event.
+ * ROUTE_RESOLVED event.  An iWARP ID has no path: ROUTE_RESOLVED comes
+ * at once.
  *
  * Return: 0; -EINVAL for a zero timeout, a wrong state or an MTU too
  * small for RoCE; -ENODEV when the source GID's netdev is gone; -ENOMEM.
@@ -295,6 +302,8 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	ret = -EOPNOTSUPP;
 	if (rdma_protocol_roce(id->device, id->port_num))
 		ret = cma_roce_path(p);
+	else if (cma_iwarp(p))
+		ret = 0;
 	if (!ret) {
 		ret = cma_queue_event(p, RDMA_CM_ROUTE_QUERY,
 				      RDMA_CM_ROUTE_RESOLVED, &ev);

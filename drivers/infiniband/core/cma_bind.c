@@ -210,7 +210,7 @@ static int cma_bind_device(struct rdma_id_private *p, struct sockaddr *addr)
 	ndev = dev_get_by_index(cma_net(p), da->bound_dev_if);
 	if (!ndev)
 		return -ENODEV;
-	ret = cma_attach_by_addr(p, ndev, addr);
+	ret = cma_attach_by_addr(p, ndev, addr, NULL);
 	dev_put(ndev);
 	return ret;
 }
@@ -366,6 +366,62 @@ struct rdma_id_private *cma_find_listener(struct net *net, u16 ps, u16 port,
 	return found;
 }
 
+/**
+ * cma_listen_on() - make a listener listen on one device
+ * @p: the listener
+ * @cd: the device
+ *
+ * An IB CM device gets the ib_cm listener of its (device, Service ID),
+ * shared with the other listeners of the port, which cma_req_handler()
+ * tells apart; an iWARP device an iw_cm listener of @p's own.
+ *
+ * Context: cma_mutex held.
+ * Return: 0, -ENOMEM, or the error of ib_cm_insert_listen() or
+ * cma_iw_listen().
+ */
+int cma_listen_on(struct rdma_id_private *p, struct cma_device *cd)
+{
+	struct ib_device *dev = cd->device;
+	struct cma_listen_dev *ld;
+	int ret;
+
+	lockdep_assert_held(&cma_mutex);
+	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+	if (!ld)
+		return -ENOMEM;
+	if (rdma_cap_iw_cm(dev, rdma_start_port(dev))) {
+		ld->iw_id = cma_iw_listen(p, dev);
+		ret = PTR_ERR_OR_ZERO(ld->iw_id);
+	} else {
+		ld->cm_id = ib_cm_insert_listen(dev, cma_req_handler,
+						rdma_get_service_id(&p->id,
+								    cma_src(p)));
+		ret = PTR_ERR_OR_ZERO(ld->cm_id);
+	}
+	if (ret) {
+		kfree(ld);
+		return ret;
+	}
+	ld->cma_dev = cd;
+	refcount_inc(&cd->refs);
+	list_add_tail(&ld->node, &p->listen_devs);
+	return 0;
+}
+
+/**
+ * cma_listen_dev_free() - stop one per-device listen
+ * @ld: off every list; cma_mutex not held
+ */
+void cma_listen_dev_free(struct cma_listen_dev *ld)
+{
+	if (ld->iw_id)
+		iw_destroy_cm_id(ld->iw_id);
+	else
+		ib_destroy_cm_id(ld->cm_id);
+	cma_dev_put(ld->cma_dev);
+	kfree(ld);
+}
+
 /*
  * Listen on every device (wildcard listeners) or on the ID's own.  On
  * failure nothing is left listening.
@@ -401,16 +457,18 @@ static int cma_listen_devices(struct rdma_id_private *p)
 /**
  * rdma_listen() - take connection requests on an ID's address and port
  * @id: the ID; bound, or bound here to 0.0.0.0 and a free port when IDLE
- * @backlog: kept for the owner's information; requests are not counted
+ * @backlog: the requests an iWARP provider may hold before they are
+ *	answered (0 or less: iw_cm's default); not counted elsewhere
  *
  * A wildcard listener listens on every RDMA device, including those
  * added later; one bound to an address listens on that address's device.
- * Requests arrive as CONNECT_REQUEST events on new IDs.
+ * On an iWARP device the provider itself listens on the address and
+ * port.  Requests arrive as CONNECT_REQUEST events on new IDs.
  *
  * Return: 0; -EINVAL when the ID is neither IDLE nor ADDR_BOUND;
  * -EAFNOSUPPORT when it is bound to an AF_IB address; -EADDRINUSE when a
  * port shared with rdma_set_reuseaddr() is also bound by another ID; a
- * bind errno; -ENOMEM; -EBUSY from the IB CM.
+ * bind errno; -ENOMEM; -EBUSY from the IB CM; an iWARP provider's error.
  */
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {

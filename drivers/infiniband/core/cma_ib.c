@@ -2,10 +2,10 @@
 /*
  * RDMA CM connections over the InfiniBand CM (IB and RoCE ports): the
  * QP an ID owns and its transitions, connect (REQ or SIDR_REQ with the
- * RDMA CM header in front of the caller's private data), the listeners'
- * ib_cm listens and the lookup of the listener a request is for,
- * accept, reject, disconnect, and the ib_cm events turned into RDMA CM
- * events.
+ * RDMA CM header in front of the caller's private data), accept, reject,
+ * disconnect, and the ib_cm events turned into RDMA CM events.  The
+ * calls of <rdma/rdma_cm.h> on connections start here for iWARP ports
+ * too, and hand over to cma_iw.c.
  */
 #include <linux/slab.h>
 #include <net/ip6_route.h>
@@ -60,10 +60,11 @@ static int cma_init_attr_init(struct rdma_id_private *p,
  *
  * For a QP the owner made itself (rdma_ucm, or conn_param.qp_num users).
  * RTR takes the ID's Starting PSN and rdma_set_min_rnr_timer()'s value,
- * RTS rdma_set_ack_timeout()'s.
+ * RTS rdma_set_ack_timeout()'s.  On iWARP ports iw_cm says, and the port
+ * is added (cma_iw_init_qp_attr()).
  *
  * Return: 0; -EINVAL when the ID has no connection that could say (an RC
- * ID past INIT without an IB CM ID); an IB CM error.
+ * ID past INIT without an IB or iWARP CM ID); an IB CM or iw_cm error.
  */
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
@@ -73,6 +74,8 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 
 	if (!id->device)
 		return -EINVAL;
+	if (cma_iwarp(p))
+		return cma_iw_init_qp_attr(p, qp_attr, qp_attr_mask);
 	if (id->qp_type == IB_QPT_UD) {
 		switch (qp_attr->qp_state) {
 		case IB_QPS_INIT:
@@ -110,9 +113,17 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 }
 EXPORT_SYMBOL(rdma_init_qp_attr);
 
-/* Move the ID's QP to @state; @param (accept) sets its resources. */
-static int cma_modify(struct rdma_id_private *p, enum ib_qp_state state,
-		      const struct rdma_conn_param *param)
+/**
+ * cma_qp_modify() - move the QP of an ID to a state
+ * @p: the ID; its qp_mutex is held and it has a QP
+ * @state: the state, with the attributes rdma_init_qp_attr() gives
+ * @param: the accepting side's resources (RTR: responder resources, RTS:
+ *	initiator depth), or NULL
+ *
+ * Return: 0 or an error of rdma_init_qp_attr() or ib_modify_qp().
+ */
+int cma_qp_modify(struct rdma_id_private *p, enum ib_qp_state state,
+		  const struct rdma_conn_param *param)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
 	int mask, ret;
@@ -138,11 +149,11 @@ static int cma_qp_connect(struct rdma_id_private *p,
 
 	mutex_lock(&p->qp_mutex);
 	if (p->id.qp) {
-		ret = cma_modify(p, IB_QPS_INIT, NULL);
+		ret = cma_qp_modify(p, IB_QPS_INIT, NULL);
 		if (!ret)
-			ret = cma_modify(p, IB_QPS_RTR, param);
+			ret = cma_qp_modify(p, IB_QPS_RTR, param);
 		if (!ret)
-			ret = cma_modify(p, IB_QPS_RTS, param);
+			ret = cma_qp_modify(p, IB_QPS_RTS, param);
 	}
 	mutex_unlock(&p->qp_mutex);
 	return ret;
@@ -179,11 +190,11 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 		goto err;
 	}
 	id->qp = qp;
-	ret = cma_modify(p, IB_QPS_INIT, NULL);
+	ret = cma_qp_modify(p, IB_QPS_INIT, NULL);
 	if (!ret && id->qp_type == IB_QPT_UD) {
-		ret = cma_modify(p, IB_QPS_RTR, NULL);
+		ret = cma_qp_modify(p, IB_QPS_RTR, NULL);
 		if (!ret)
-			ret = cma_modify(p, IB_QPS_RTS, NULL);
+			ret = cma_qp_modify(p, IB_QPS_RTS, NULL);
 	}
 	if (ret) {
 		id->qp = NULL;
@@ -352,10 +363,11 @@ static int cma_send_request(struct rdma_id_private *p,
  *	lock (from the ID's ROUTE_RESOLVED handler, for instance)
  * @id: the ID, ROUTE_RESOLVED
  * @conn_param: what to ask for; private data up to 56 bytes (RC) or 180
- *	(UD) after the RDMA CM's own 36
+ *	(UD) after the RDMA CM's own 36; on iWARP (RC only) up to 255, with
+ *	no header: the MPA request carries it
  *
- * Return: 0 when the request is sent; -EINVAL for a wrong state or too
- * much private data; IB CM errors.
+ * Return: 0 when the request is sent; -EINVAL for a wrong state, too
+ * much private data, or UD on iWARP; IB CM or iw_cm errors.
  */
 int rdma_connect_locked(struct rdma_cm_id *id,
 			struct rdma_conn_param *conn_param)
@@ -366,7 +378,10 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	if (!cma_move(p, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT))
 		return -EINVAL;
 	cma_announce(p, conn_param);
-	ret = cma_send_request(p, conn_param);
+	if (cma_iwarp(p))
+		ret = cma_iw_connect(p, conn_param);
+	else
+		ret = cma_send_request(p, conn_param);
 	if (ret) {
 		dev_dbg(&id->device->dev, "rdma_cm: connect to %pISpc failed: %d\n",
 			cma_dst(p), ret);
@@ -445,20 +460,6 @@ static void cma_rep_param(struct rdma_conn_param *c,
 		.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE,
 		.private_data = data,
 	};
-}
-
-/* Deliver @rev on behalf of ib_cm; a non-zero answer destroys @p. */
-static int cma_cm_deliver(struct rdma_id_private *p, struct rdma_cm_event *rev)
-{
-	int ret = cma_deliver(p, rev);
-
-	if (ret) {
-		p->cm_id = NULL;	/* ib_cm destroys its ID on our return */
-		cma_destroy_unlock(p);
-		return ret;
-	}
-	mutex_unlock(&p->handler_mutex);
-	return 0;
 }
 
 /*
@@ -614,49 +615,6 @@ static int cma_sidr_handler(struct ib_cm_id *cm_id,
 	return ret;
 }
 
-/* ---- the passive side --------------------------------------------------- */
-
-/**
- * cma_listen_on() - make a listener listen on one device
- * @p: the listener
- * @cd: the device
- *
- * Context: cma_mutex held.
- * Return: 0, -ENOMEM or an ib_cm_insert_listen() error.
- */
-int cma_listen_on(struct rdma_id_private *p, struct cma_device *cd)
-{
-	struct cma_listen_dev *ld;
-
-	lockdep_assert_held(&cma_mutex);
-	ld = kzalloc(sizeof(*ld), GFP_KERNEL);
-	if (!ld)
-		return -ENOMEM;
-	ld->cm_id = ib_cm_insert_listen(cd->device, cma_req_handler,
-					rdma_get_service_id(&p->id, cma_src(p)));
-	if (IS_ERR(ld->cm_id)) {
-		int ret = PTR_ERR(ld->cm_id);
-
-		kfree(ld);
-		return ret;
-	}
-	ld->cma_dev = cd;
-	refcount_inc(&cd->refs);
-	list_add_tail(&ld->node, &p->listen_devs);
-	return 0;
-}
-
-/**
- * cma_listen_dev_free() - stop one per-device listen
- * @ld: off every list; cma_mutex not held
- */
-void cma_listen_dev_free(struct cma_listen_dev *ld)
-{
-	ib_destroy_cm_id(ld->cm_id);
-	cma_dev_put(ld->cma_dev);
-	kfree(ld);
-}
-
 /* ---- answers ------------------------------------------------------------ */
 
 static int cma_send_sidr_rep(struct rdma_id_private *p,
@@ -728,8 +686,14 @@ EXPORT_SYMBOL(rdma_accept_ece);
  * rdma_create_qp() is moved to RTS before the REP goes out; on failure it
  * goes to ERR and the request is rejected.
  *
+ * On iWARP ports @conn_param is required (there is no CONNECT_RESPONSE):
+ * private data up to 255 bytes go in the MPA reply, initiator_depth and
+ * responder_resources become the ORD and IRD, the QP is moved to RTR
+ * with remote read and write access, and the provider takes it to RTS;
+ * ESTABLISHED follows.
+ *
  * Return: 0; -EINVAL when the ID is not connecting or for too much
- * private data; QP and IB CM errors.
+ * private data; QP, IB CM and iw_cm errors.
  */
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
@@ -737,11 +701,14 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	int ret;
 
 	lockdep_assert_held(&p->handler_mutex);
-	if (cma_state(p) != RDMA_CM_CONNECT || !p->cm_id)
+	if (cma_state(p) != RDMA_CM_CONNECT || (!p->cm_id && !p->iw_id))
 		return -EINVAL;
 	if (conn_param)
 		cma_announce(p, conn_param);
-	if (id->qp_type == IB_QPT_UD) {
+	if (p->iw_id) {
+		/* cma_iw_accept() refuses the request itself on failure */
+		ret = conn_param ? cma_iw_accept(p, conn_param) : -EINVAL;
+	} else if (id->qp_type == IB_QPT_UD) {
 		if (conn_param && conn_param->qkey && !p->qkey)
 			p->qkey = conn_param->qkey;
 		ret = cma_send_sidr_rep(p, IB_SIDR_SUCCESS,
@@ -755,7 +722,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	if (ret) {
 		dev_dbg(&id->device->dev, "rdma_cm: accept of %pISpc failed: %d\n",
 			cma_dst(p), ret);
-		if (id->qp_type != IB_QPT_UD && conn_param) {
+		if (p->cm_id && id->qp_type != IB_QPT_UD && conn_param) {
 			cma_qp_to_err(p);
 			ib_send_cm_rej(p->cm_id, IB_CM_REJ_CONSUMER_DEFINED,
 				       NULL, 0, NULL, 0);
@@ -775,9 +742,13 @@ EXPORT_SYMBOL(rdma_accept);
  * @reason: the IB reject reason; ULPs give IB_CM_REJ_CONSUMER_DEFINED so
  *	that the peer sees their private data
  *
- * RC sends a REJ, UD a SIDR_REP with status "rejected".
+ * RC sends a REJ, UD a SIDR_REP with status "rejected".  On iWARP the
+ * provider refuses the MPA request with the private data (up to 255
+ * bytes), @reason is not sent, and the peer gets REJECTED with status
+ * -ECONNREFUSED.
  *
- * Return: 0; -EINVAL when there is no request to refuse; IB CM errors.
+ * Return: 0; -EINVAL when there is no request to refuse; IB CM and iw_cm
+ * errors.
  */
 int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		u8 private_data_len, u8 reason)
@@ -785,9 +756,11 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct rdma_id_private *p = cma_priv(id);
 	int ret;
 
-	if (!p->cm_id)
+	if (p->iw_id)
+		ret = iw_cm_reject(p->iw_id, private_data, private_data_len);
+	else if (!p->cm_id)
 		return -EINVAL;
-	if (id->qp_type == IB_QPT_UD)
+	else if (id->qp_type == IB_QPT_UD)
 		ret = cma_send_sidr_rep(p, IB_SIDR_REJECT, private_data,
 					private_data_len);
 	else
@@ -805,6 +778,8 @@ EXPORT_SYMBOL(rdma_reject);
  *
  * The QP goes to ERR; a DREQ is sent, or the DREP to the peer's DREQ.
  * DISCONNECTED follows when the DREP comes (or the DREQ's retries end).
+ * On iWARP the connection closes gracefully: iw_cm moves the QP to SQD
+ * and DISCONNECTED follows when the provider has closed.
  *
  * Return: 0; -EINVAL when the ID has no connection (or it is over).
  */
@@ -812,6 +787,8 @@ int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct rdma_id_private *p = cma_priv(id);
 
+	if (p->iw_id)
+		return iw_cm_disconnect(p->iw_id, 0);
 	if (!p->cm_id)
 		return -EINVAL;
 	cma_qp_to_err(p);
@@ -827,7 +804,8 @@ EXPORT_SYMBOL(rdma_disconnect);
  * @event: IB_EVENT_COMM_EST: the QP received before the RTU came; the
  *	connection is taken as established (an ESTABLISHED event follows)
  *
- * Acts on InfiniBand CA devices (rxe is one); elsewhere nothing to do.
+ * Acts on InfiniBand CA devices (rxe is one); elsewhere (iWARP) nothing
+ * to do.
  *
  * Return: 0; -EINVAL without a connection; ib_cm_notify() errors.
  */
@@ -835,7 +813,7 @@ int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 {
 	struct rdma_id_private *p = cma_priv(id);
 
-	if (!p->cm_id)
+	if (!p->cm_id && !p->iw_id)
 		return -EINVAL;
 	if (id->device->node_type != RDMA_NODE_IB_CA)
 		return 0;

@@ -2,11 +2,15 @@
 /*
  * Inside the RDMA CM (module rdma_cm).  Files:
  *   cma.c       IDs, their states and events, devices, the small calls
- *   cma_bind.c  port spaces: binding addresses and ports, listener lookup
+ *   cma_bind.c  port spaces: binding addresses and ports, listening on
+ *               the devices (ib_cm or iw_cm listens), listener lookup
  *   cma_addr.c  address and route resolution
  *   cma_ib.c    connections over ib_cm: the ID's QP and its transitions,
- *               connect, accept, reject, disconnect, the ib_cm events
+ *               connect, accept, reject, disconnect, the ib_cm events;
+ *               the calls' dispatch to cma_iw.c on iWARP ports
  *   cma_req.c   requests coming in: checks, listener lookup, new IDs
+ *   cma_iw.c    connections over iw_cm (iWARP ports): listeners, requests,
+ *               connect, accept, the QP's attributes, the iw_cm events
  *   cma_mcast.c RoCE multicast groups
  *   cma_hdr.c   the 36-byte header, Service IDs, flow label (pure code)
  *
@@ -16,16 +20,19 @@
  *   list of wildcard listeners and every port space's bind table.  An
  *   ID's handler_mutex serializes its event handler with the calls that
  *   must not run beside it (accept, connect_locked, destroy), its lock
- *   (a spinlock) guards its state.  ib_destroy_cm_id() and
- *   rdma_addr_cancel() wait for a running callback, which may take the
- *   ID's handler_mutex: they are never called with it held.
+ *   (a spinlock) guards its state.  ib_destroy_cm_id(),
+ *   iw_destroy_cm_id() and rdma_addr_cancel() wait for a running
+ *   callback, which may take the ID's handler_mutex (and cma_mutex):
+ *   they are never called with it held, except to undo an iw_cm ID that
+ *   never got going (a connect refused under the handler_mutex, a listen
+ *   refused under cma_mutex), which has no callback to wait for.
  *
  * Lifetime: an ID starts with one reference, its owner's.  Queued work,
  * the REQ handler's listener lookup and device removal take more while
  * they use it.  rdma_destroy_id() marks the ID DESTROYING under its
  * handler_mutex (so that no handler runs on it afterwards), tears down
- * what it holds (addresses, port, ib_cm ID, groups, device) and drops
- * the owner's reference; the memory goes with the last reference.  A
+ * what it holds (addresses, port, ib_cm or iw_cm ID, groups, device) and
+ * drops the owner's reference; the memory goes with the last reference.  A
  * device record is referenced by every ID attached to it; removal waits
  * for them all.
  */
@@ -37,6 +44,7 @@
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 #include <rdma/restrack.h>
@@ -97,10 +105,12 @@ struct cma_bind_list {
 };
 
 /**
- * struct cma_listen_dev - a listener's ib_cm listen on one device
+ * struct cma_listen_dev - a listener's listen on one device
  * @node: on the listener's @listen_devs (cma_mutex)
  * @cma_dev: the device
- * @cm_id: the shared ib_cm listener of (device, Service ID)
+ * @cm_id: on an IB CM device, the shared ib_cm listener of (device,
+ *	Service ID); else NULL
+ * @iw_id: on an iWARP device, the listener's own iw_cm listener; else NULL
  *
  * Holds a reference on @cma_dev.
  */
@@ -108,6 +118,7 @@ struct cma_listen_dev {
 	struct list_head	node;
 	struct cma_device	*cma_dev;
 	struct ib_cm_id		*cm_id;
+	struct iw_cm_id		*iw_id;
 };
 
 /**
@@ -126,8 +137,9 @@ struct cma_listen_dev {
  * @bind_list: the port the ID is bound to, or NULL
  * @bind_node: on @bind_list->owners
  * @listen_node: on cma_listeners while a wildcard listener listens
- * @listen_devs: a listener's per-device ib_cm listens
+ * @listen_devs: a listener's per-device listens
  * @cm_id: the ib_cm ID of a connection or SIDR exchange, or NULL
+ * @iw_id: the iw_cm ID of a connection on an iWARP port, or NULL
  * @mc_list: multicast groups joined (@lock)
  * @seq_num: the PSN we receive from, announced as Starting PSN
  * @qkey: Q_Key of a UD ID
@@ -167,6 +179,7 @@ struct rdma_id_private {
 	struct list_head	listen_node;
 	struct list_head	listen_devs;
 	struct ib_cm_id		*cm_id;
+	struct iw_cm_id		*iw_id;
 	struct list_head	mc_list;
 
 	u32			seq_num;
@@ -208,6 +221,12 @@ static inline struct net *cma_net(struct rdma_id_private *p)
 	return p->id.route.addr.dev_addr.net;
 }
 
+/* Does the ID's port connect through iw_cm?  It must have a device. */
+static inline bool cma_iwarp(struct rdma_id_private *p)
+{
+	return rdma_cap_iw_cm(p->id.device, p->id.port_num);
+}
+
 /* cma.c */
 extern struct mutex cma_mutex;
 extern struct list_head cma_devices;
@@ -230,7 +249,11 @@ void cma_dev_put(struct cma_device *cd);
 void cma_attach(struct rdma_id_private *p, struct cma_device *cd,
 		u32 port, const struct ib_gid_attr *sgid_attr);
 int cma_deliver(struct rdma_id_private *p, struct rdma_cm_event *ev);
+int cma_cm_deliver(struct rdma_id_private *p, struct rdma_cm_event *ev);
 void cma_destroy_unlock(struct rdma_id_private *p);
+struct rdma_id_private *cma_conn_alloc(struct rdma_id_private *l,
+				       enum ib_qp_type qp_type);
+void cma_conn_free(struct rdma_id_private *c);
 int cma_queue_event(struct rdma_id_private *p, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *ev);
 u8 cma_id_tos(struct rdma_id_private *p);
@@ -238,7 +261,7 @@ bool cma_any_addr(const struct sockaddr *a);
 u16 cma_port(const struct sockaddr *a);
 void cma_set_port(struct sockaddr *a, u16 port);
 int cma_attach_by_addr(struct rdma_id_private *p, struct net_device *ndev,
-		       const struct sockaddr *addr);
+		       const struct sockaddr *addr, struct ib_device *device);
 
 /* cma_bind.c */
 int cma_bind(struct rdma_id_private *p, struct sockaddr *addr);
@@ -248,6 +271,8 @@ struct rdma_id_private *cma_find_listener(struct net *net, u16 ps, u16 port,
 					  struct ib_device *device,
 					  const struct sockaddr *dst,
 					  int ifindex, enum ib_qp_type type);
+int cma_listen_on(struct rdma_id_private *p, struct cma_device *cd);
+void cma_listen_dev_free(struct cma_listen_dev *ld);
 int cma_pernet_init(void);
 void cma_pernet_exit(void);
 
@@ -257,12 +282,22 @@ void cma_free_route(struct rdma_id_private *p);
 
 /* cma_ib.c */
 int cma_ib_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev);
-int cma_listen_on(struct rdma_id_private *p, struct cma_device *cd);
-void cma_listen_dev_free(struct cma_listen_dev *ld);
 void cma_qp_to_err(struct rdma_id_private *p);
+int cma_qp_modify(struct rdma_id_private *p, enum ib_qp_state state,
+		  const struct rdma_conn_param *param);
 
 /* cma_req.c */
 int cma_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev);
+
+/* cma_iw.c */
+struct iw_cm_id *cma_iw_listen(struct rdma_id_private *p,
+			       struct ib_device *device);
+int cma_iw_connect(struct rdma_id_private *p,
+		   const struct rdma_conn_param *param);
+int cma_iw_accept(struct rdma_id_private *p,
+		  const struct rdma_conn_param *param);
+int cma_iw_init_qp_attr(struct rdma_id_private *p, struct ib_qp_attr *attr,
+			int *mask);
 
 /* cma_mcast.c */
 void cma_leave_all(struct rdma_id_private *p);

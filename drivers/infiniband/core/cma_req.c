@@ -20,6 +20,7 @@
 
 /* One request, as the checks find it. */
 struct cma_req {
+	struct ib_device	*device;	/* it came in on */
 	const void		*data;		/* private data, header first */
 	u8			data_len;
 	enum ib_qp_type		qp_type;
@@ -98,6 +99,7 @@ static int cma_req_check(struct ib_cm_id *cm_id, const struct ib_cm_event *ev,
 	struct cma_hdr_addrs h;
 	struct net_device *ndev;
 
+	r->device = cm_id->device;
 	if (ev->event == IB_CM_REQ_RECEIVED) {
 		r->qp_type = ev->param.req_rcvd.qp_type;
 		r->sgid_attr = ev->param.req_rcvd.ppath_sgid_attr;
@@ -146,8 +148,8 @@ static int cma_req_check(struct ib_cm_id *cm_id, const struct ib_cm_event *ev,
 }
 
 /*
- * The new ID of a request: attached, in state CONNECT, its handler_mutex
- * held.
+ * The new ID of a request: attached to the port of the request's device
+ * that has the local address, in state CONNECT, its handler_mutex held.
  */
 static struct rdma_id_private *cma_new_conn(struct rdma_id_private *l,
 					    const struct ib_cm_event *ev,
@@ -157,12 +159,9 @@ static struct rdma_id_private *cma_new_conn(struct rdma_id_private *l,
 	struct rdma_id_private *c;
 	int ret;
 
-	c = cma_id_alloc(cma_net(l), l->id.event_handler, l->id.context,
-			 l->id.ps, r->qp_type, l->caller);
+	c = cma_conn_alloc(l, r->qp_type);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
-	/* A user listener's connections belong to its process. */
-	rdma_restrack_parent_name(&c->res, &l->res);
 	da = &c->id.route.addr.dev_addr;
 	memcpy(cma_src(c), &r->local, sizeof(r->local));
 	memcpy(cma_dst(c), &r->remote, sizeof(r->remote));
@@ -180,17 +179,11 @@ static struct rdma_id_private *cma_new_conn(struct rdma_id_private *l,
 			memcpy(da->dst_dev_addr,
 			       sa_path_get_dmac(c->id.route.path_rec), ETH_ALEN);
 	}
-	/* Locked before device removal can find it on the device. */
-	c->state = RDMA_CM_CONNECT;
-	mutex_lock_nested(&c->handler_mutex, SINGLE_DEPTH_NESTING);
-	ret = cma_attach_by_addr(c, r->ndev, cma_src(c));
+	ret = cma_attach_by_addr(c, r->ndev, cma_src(c), r->device);
 	if (!ret)
 		return c;
-	mutex_unlock(&c->handler_mutex);
 err:
-	cma_free_route(c);
-	put_net(cma_net(c));
-	cma_put(c);
+	cma_conn_free(c);
 	return ERR_PTR(ret);
 }
 

@@ -33,15 +33,17 @@ static struct sockaddr *ucma_dst(struct rdma_cm_id *cm_id)
 }
 
 /*
- * The route's paths in the user layout; a RoCE ID without a path yet gets
- * one made of the two addresses' GIDs and the default P_Key.
+ * The route's paths in the user layout.  A RoCE ID without a path yet
+ * gets one made of the two ends' GIDs and the default P_Key; an iWARP ID,
+ * which has none, the two ends' GIDs (their MAC addresses).
  */
 static void ucma_route_paths(struct rdma_ucm_query_route_resp *resp,
 			     struct rdma_cm_id *cm_id)
 {
 	struct rdma_route *route = &cm_id->route;
+	bool roce = rdma_protocol_roce(cm_id->device, cm_id->port_num);
+	union ib_gid sgid, dgid;
 	unsigned int i, n;
-	union ib_gid gid;
 
 	n = min_t(unsigned int, route->num_pri_alt_paths,
 		  ARRAY_SIZE(resp->ib_route));
@@ -49,13 +51,14 @@ static void ucma_route_paths(struct rdma_ucm_query_route_resp *resp,
 	for (i = 0; i < n; i++)
 		ib_copy_path_rec_to_user(&resp->ib_route[i],
 					 &route->path_rec[i]);
-	if (n || !rdma_protocol_roce(cm_id->device, cm_id->port_num))
+	if (n || (!roce &&
+		  !rdma_protocol_iwarp(cm_id->device, cm_id->port_num)))
 		return;
-	if (!rdma_ip2gid(ucma_src(cm_id), &gid))
-		memcpy(resp->ib_route[0].sgid, gid.raw, sizeof(gid));
-	if (!rdma_ip2gid(ucma_dst(cm_id), &gid))
-		memcpy(resp->ib_route[0].dgid, gid.raw, sizeof(gid));
-	resp->ib_route[0].pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	rdma_read_gids(cm_id, &sgid, &dgid);
+	memcpy(resp->ib_route[0].sgid, sgid.raw, sizeof(sgid));
+	memcpy(resp->ib_route[0].dgid, dgid.raw, sizeof(dgid));
+	if (roce)
+		resp->ib_route[0].pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
 }
 
 /**

@@ -217,7 +217,7 @@ ktap_log_clean() {
 _kmemleak_ours() {
 	awk '/^unreferenced object/ { if (keep) print rep; rep = $0; keep = 0; next }
 		{ rep = rep "\n" $0 }
-		/\[(ib_core|ib_cm|rdma_rxe|ib_uverbs|rdma_[a-z_]+)\]/ { keep = 1 }
+		/\[(ib_core|ib_cm|iw_cm|rdma_rxe|ib_uverbs|rdma_[a-z_]+)\]/ { keep = 1 }
 		END { if (keep) print rep }'
 }
 
