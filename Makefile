@@ -60,7 +60,7 @@ KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
 	modules_uninstall selftests_install stage stage-stock deps lint check run help kdir-check print-kver \
 	unit fuzz \
-	debug-kernel plain-kernel intree nvme-ulps
+	debug-kernel plain-kernel intree nvme-ulps siw-stock
 
 all: modules testmods
 
@@ -128,6 +128,10 @@ bench-stock: kdir-check
 	cp $(ULPSRC)/*.h $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_BENCH) modules
 
+# Debian's linux-source-6.12: Linux's own sources of the ULPs and of the
+# soft-iWARP peer below, which are built at test time.
+LINUX_TARBALL := $(lastword $(sort $(wildcard /usr/src/linux-source-6.12*.tar.xz)))
+
 # NVMe over RDMA, host (nvme-rdma) and target (nvmet-rdma), for the
 # nvme_rdma test: Linux's own sources from Debian's linux-source-6.12,
 # unpacked into build/ (never into the tree) and built against this tree
@@ -135,17 +139,16 @@ bench-stock: kdir-check
 # kernel's own nvme-core, nvme-fabrics and nvmet, so a kernel configured
 # without those (or a machine without linux-source-6.12) gets neither; the
 # test then says so.  Upstream's code: built without W/C.
-NVME_TARBALL := $(lastword $(sort $(wildcard /usr/src/linux-source-6.12*.tar.xz)))
 NVME_SRC := $(TOP)/build/nvme/src
 NVME_BUILD := $(TOP)/build/nvme/$(KVER)
-NVME_ULPS := $(if $(NVME_TARBALL),$(filter 2,$(shell grep -sE \
+NVME_ULPS := $(if $(LINUX_TARBALL),$(filter 2,$(shell grep -sE \
 	'^CONFIG_NVME_(FABRICS|TARGET)=[ym]$$' $(KDIR)/include/config/auto.conf | wc -l)))
 NVME_KMAKE = $(MAKE) -C $(KDIR) $(OURINC) W= C= KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers
 
-$(NVME_SRC)/.unpacked: $(NVME_TARBALL)
+$(NVME_SRC)/.unpacked: $(LINUX_TARBALL)
 	rm -rf $(NVME_SRC)
 	mkdir -p $(NVME_SRC)
-	tar -C $(NVME_SRC) --strip-components=1 --wildcards -xJf $(NVME_TARBALL) \
+	tar -C $(NVME_SRC) --strip-components=1 --wildcards -xJf $(LINUX_TARBALL) \
 		'*/drivers/nvme/host/*' '*/drivers/nvme/target/*'
 	touch $@
 
@@ -176,17 +179,58 @@ nvme-ulps:
 	@echo "nvme-ulps: skipped: no /usr/src/linux-source-6.12*.tar.xz or no CONFIG_NVME_FABRICS/CONFIG_NVME_TARGET in $(KDIR)"
 endif
 
+# Linux's own soft-iWARP driver, siw.ko, the peer of our siw on the stock
+# guests: Debian's kernel does not build it (CONFIG_RDMA_SIW unset).  Its
+# sources come from Debian's linux-source-6.12, unpacked into build/ (never
+# into the tree), and it is built against the stock kernel as it is (KDIR's
+# headers and Module.symvers, where the stock ib_core's symbols are), with
+# the object list of the unpacked Makefile.  Upstream's code: built without
+# W/C.  Without the tarball there is no siw.ko; the tests that need it
+# then fail saying so.
+SIW_SRC := $(TOP)/build/siw-stock/src
+SIW_BUILD := $(TOP)/build/stock/$(KVER)/siw
+
+$(SIW_SRC)/.unpacked: $(LINUX_TARBALL)
+	rm -rf $(SIW_SRC)
+	mkdir -p $(SIW_SRC)
+	tar -C $(SIW_SRC) --strip-components=1 --wildcards -xJf $(LINUX_TARBALL) \
+		'*/drivers/infiniband/sw/siw/*'
+	touch $@
+
+# The folder's sources and a Kbuild that is its Makefile with the one
+# module made unconditional (obj-$(CONFIG_RDMA_SIW) -> obj-m).
+$(SIW_BUILD)/Kbuild: $(SIW_SRC)/.unpacked
+	rm -rf $(@D)
+	mkdir -p $(@D)
+	cp $(SIW_SRC)/drivers/infiniband/sw/siw/*.[ch] $(@D)/
+	sed 's/^obj-$$(CONFIG_RDMA_SIW)[[:space:]]*+=/obj-m +=/' \
+		$(SIW_SRC)/drivers/infiniband/sw/siw/Makefile >$@.tmp
+	grep -qx 'obj-m += siw.o' $@.tmp || { \
+		echo "siw-stock: no 'obj-\$$(CONFIG_RDMA_SIW) += siw.o' in the unpacked Makefile" >&2; \
+		exit 1; }
+	mv $@.tmp $@
+
+ifneq ($(LINUX_TARBALL),)
+siw-stock: kdir-check $(SIW_BUILD)/Kbuild
+	+$(MAKE) -C $(KDIR) W= C= M=$(SIW_BUILD) modules
+else
+siw-stock:
+	@echo "siw-stock: skipped: no /usr/src/linux-source-6.12*.tar.xz (install linux-source-6.12)"
+endif
+
 # What stock guests load on top of their kernel's own RDMA stack: the stock
-# builds of the test ULP and of the bench load generator.  On its own, with
-# KDIR and STAGE_STOCK set, it stages them for another kernel than the
-# project guests' (make check RDMA_KERNEL=debug boots its stock peers on
+# builds of the test ULP and of the bench load generator, and Linux's siw
+# (updates/siw.ko).  On its own, with KDIR and STAGE_STOCK set, it stages
+# them for another kernel than the project guests' (make check RDMA_KERNEL=debug boots its stock peers on
 # Debian's kernel).
-stage-stock: ulp-stock bench-stock
+stage-stock: ulp-stock bench-stock siw-stock
 	rm -rf $(STAGE_STOCK)
 	$(MAKE) -C $(KDIR) M=$(STOCK_ULP) INSTALL_MOD_PATH=$(STAGE_STOCK) \
 		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
 	$(MAKE) -C $(KDIR) M=$(STOCK_BENCH) INSTALL_MOD_PATH=$(STAGE_STOCK) \
 		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install
+	$(if $(LINUX_TARBALL),$(MAKE) -C $(KDIR) M=$(SIW_BUILD) INSTALL_MOD_PATH=$(STAGE_STOCK) \
+		INSTALL_MOD_DIR=updates DEPMOD=true $(KINSTALL) modules_install)
 
 # What the QEMU guests load: every module plus the KTAP test modules, and
 # stage-stock for the stock guests; our builds of nvme-rdma and nvmet-rdma
@@ -211,7 +255,7 @@ clean:
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(TESTMODS) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(ULPSRC) clean
 	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(BENCHSRC) clean
-	rm -rf $(STAGE) $(STAGE_STOCK) $(TOP)/build/stock
+	rm -rf $(STAGE) $(STAGE_STOCK) $(TOP)/build/stock $(TOP)/build/siw-stock
 	$(MAKE) -s -C $(UNITDIR) clean
 
 # Also drop the QEMU harness cache, test results and the lint tools.

@@ -21,11 +21,13 @@
 # Kernel:  run_ktap_module MOD [PARAM=VALUE...], check_modules_unload [MOD...],
 #          kmsg_mark TEXT, kmsg_since TEXT, module_loaded MOD
 # RDMA:    rdma_link_add_rxe [IBDEV]  (rdma link add IBDEV type rxe netdev $NETDEV),
+#          rdma_link_add_siw [IBDEV]  (the same for siw, port ACTIVE; on a
+#          stock guest Linux's siw.ko from STAGE_STOCK is loaded first),
 #          rdma_res_counts DEV KIND..., check_rxe_no_objects [DEV],
 #          rxe_released_clean MARK DEV
 # Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
 #          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED),
-#          roce_count_is PCAP WANT DESC FILTER
+#          roce_count_is PCAP WANT DESC FILTER, iwarp_tshark PCAP ARGS...
 
 KTAP_PASS=0
 KTAP_FAIL=0
@@ -217,7 +219,7 @@ ktap_log_clean() {
 _kmemleak_ours() {
 	awk '/^unreferenced object/ { if (keep) print rep; rep = $0; keep = 0; next }
 		{ rep = rep "\n" $0 }
-		/\[(ib_core|ib_cm|iw_cm|rdma_rxe|ib_uverbs|rdma_[a-z_]+)\]/ { keep = 1 }
+		/\[(ib_core|ib_cm|iw_cm|rdma_rxe|siw|ib_uverbs|rdma_[a-z_]+)\]/ { keep = 1 }
 		END { if (keep) print rep }'
 }
 
@@ -437,7 +439,7 @@ check_modules_unload() {
 	out=$(_infiniband_holders)
 	if [ -n "$out" ]; then
 		ktap_fail "modules unload: no process holds /dev/infiniband or a uverbs event file" "held by $out"
-		ktap_diag "$(grep -E '^(ib_|rdma|iw_)' /proc/modules)"
+		ktap_diag "$(grep -E '^(ib_|rdma|iw_|siw )' /proc/modules)"
 		return 1
 	fi
 	for m in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' | sort -u); do
@@ -484,6 +486,41 @@ check_modules_unload() {
 # rdma_link_add_rxe [IBDEV=rxe0]: soft-RoCE device on $NETDEV.
 rdma_link_add_rxe() {
 	rdma link add "${1:-rxe0}" type rxe netdev "$NETDEV"
+}
+
+# _port_active DEV: port 1 of DEV is ACTIVE (sysfs).
+_port_active() {
+	[[ "$(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null)" == *ACTIVE ]]
+}
+
+# rdma_link_add_siw [IBDEV=siw0]: soft-iWARP device on $NETDEV, then until
+# its port is ACTIVE (20 s, scaled).  Debian's kernel has no siw: on a
+# stock guest it first loads Linux's own siw.ko, which make stage-stock
+# built from linux-source-6.12 into STAGE_STOCK: the modules it depends on
+# (its modinfo depends: ib_core, ib_uverbs, libcrc32c) come from the
+# kernel through modprobe, and crc32c_generic, so that the crypto "crc32c"
+# siw asks for when it loads is there (else it loads without, and cannot
+# do MPA CRCs).  On the project stack rdma link add autoloads our siw
+# through its rdma-link-siw alias, as it does rdma_rxe.  Says on stderr
+# what failed.
+rdma_link_add_siw() {
+	local dev=${1:-siw0} ko deps
+
+	if [ "$RDMA_STACK" = stock ] && ! module_loaded siw; then
+		if ! ko=$(_find_module siw); then
+			echo "no siw.ko in $STAGE_STOCK/lib/modules/$KVER/updates: make stage-stock builds it from /usr/src/linux-source-6.12.tar.xz (package linux-source-6.12)" >&2
+			return 1
+		fi
+		deps=$(modinfo -F depends "$ko") || return 1
+		# shellcheck disable=SC2086 # a list of module names
+		modprobe -a crc32c_generic ${deps//,/ } || return 1
+		insmod "$ko" || return 1
+	fi
+	rdma link add "$dev" type siw netdev "$NETDEV" || return 1
+	retry_until 20 _port_active "$dev" || {
+		echo "$dev: port 1 not ACTIVE: $(cat "/sys/class/infiniband/$dev/ports/1/state" 2>&1)" >&2
+		return 1
+	}
 }
 
 # rdma_res_counts DEV KIND...: "KIND=N ..." on one line, N the number of
@@ -715,6 +752,27 @@ roce_flagged() {
 		{ echo error; return 1; }
 	printf '%s' "$out" | grep -c .
 	return 0
+}
+
+# tshark finds iWARP only through its TCP heuristic iwarp_mpa_tcp, which
+# takes a connection whose first bytes are an MPA Request (iwarp_mpa is no
+# decode-as target: "-d tcp.port==N,iwarp_mpa" is refused).  The
+# DDP/RDMAP dissector offers Send payloads to heuristics that misread test
+# data as RPC-over-RDMA or SMB Direct and then report the frame
+# malformed (perftest's parameter exchange is taken for RPC-over-RDMA).
+IWARP_TSHARK_HEUR_OFF="rpcrdma_iwarp smb_direct_iwarp"
+
+# iwarp_tshark PCAP ARGS...: tshark -n -r PCAP ARGS..., with
+# iwarp_mpa_tcp on and those heuristics off.
+iwarp_tshark() {
+	local pcap=$1 h
+	local -a opts=(--enable-heuristic iwarp_mpa_tcp)
+
+	shift
+	for h in $IWARP_TSHARK_HEUR_OFF; do
+		opts+=(--disable-heuristic "$h")
+	done
+	tshark -n "${opts[@]}" -r "$pcap" "$@"
 }
 
 # ---- command expectations (shared by the nldev tests) ----------------------
