@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KTAP tests of iw_cm and of rdma_cm on iWARP ports, without an iWARP
- * provider: rdma_mock devices are made iWARP here (node type RNIC, iWARP
- * port capabilities, the netdev's MAC as GID 0, QPs that take iWARP
- * attributes only) and given the iw_* ops of a pretend provider, "iwt",
- * which connects the IDs of its devices to each other in memory.  It
+ * KTAP tests of iw_cm, of rdma_cm on iWARP ports and of what the core
+ * makes of an iWARP device, without an iWARP provider: rdma_mock devices
+ * are made iWARP here (node type RNIC, iWARP port capabilities, the
+ * netdev's MAC as GID 0, QPs that take iWARP attributes only) and given
+ * the iw_* ops of a pretend provider, "iwt", which connects the IDs of
+ * its devices to each other in memory.  It
  * reports most events from a timer (softirq) and closes connections from
  * inside modify_qp(), as a real provider may, and counts the references
  * it holds on IDs and QPs, which must all be gone when a case ends.
@@ -19,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 #include "rdma_ktap.h"
@@ -857,6 +859,27 @@ static enum ib_qp_state iwt_state(struct ib_qp *qp)
 	return to_mock_qp(qp)->state;
 }
 
+/* ---- the device as the core sees it -------------------------------------- */
+
+/* An RNIC with an iWARP port: no IB CM or MADs, GID 0 read from it. */
+static void iwarp_device(struct rdma_ktap_ctx *ctx)
+{
+	struct ib_device *dev = &iwt_md->ibdev;
+	union ib_gid gid, want = {};
+	int ret;
+
+	RDMA_KT_EQ(ctx, rdma_node_get_transport(dev->node_type),
+		   RDMA_TRANSPORT_IWARP);
+	RDMA_KT_EXPECT(ctx, rdma_protocol_iwarp(dev, 1) &&
+		       rdma_cap_iw_cm(dev, 1) && !rdma_cap_ib_cm(dev, 1) &&
+		       !rdma_cap_ib_mad(dev, 1), "port 1 capabilities");
+	memcpy(want.raw, iwt_mac, ETH_ALEN);
+	ret = rdma_query_gid(dev, 1, 0, &gid);
+	RDMA_KT_EQ(ctx, ret, 0);
+	RDMA_KT_EXPECT(ctx, !ret && !memcmp(&gid, &want, sizeof(gid)),
+		       "GID 0 %pI6", gid.raw);
+}
+
 /* ---- iw_cm on its own ----------------------------------------------------- */
 
 static int iwt_raw_handler(struct iw_cm_id *id, struct iw_cm_event *ev)
@@ -1231,6 +1254,7 @@ out:
 }
 
 static const struct rdma_ktap_case iwcm_cases[] = {
+	{ "iwarp_device", iwarp_device },
 	{ "iwcm_calls", iwcm_calls },
 	{ "cma_ipv4", cma_ipv4 },
 	{ "cma_ipv6_destroyed", cma_ipv6_destroyed },
