@@ -156,9 +156,9 @@ int siw_hdr_check(const void *hdr, unsigned int len, struct siw_hdr_info *info,
  * @info: what the frame says
  *
  * Checks the key, the reserved flag bits (ignored, as RFC 5044 asks), the
- * revision, the private data length and, for revision 2, that the private
- * data starts with the IRD/ORD block.  Markers are refused since siw never
- * uses them.
+ * revision, the private data length and, for an enhanced revision 2 frame
+ * (SIW_MPA_F_ENHANCED), that the private data starts with the IRD/ORD
+ * block.  Markers are refused since siw never uses them.
  *
  * Return: the frame's whole length once @len covers it; -EAGAIN when only
  * the first @len bytes are in so far and look right; -EBADMSG for a
@@ -200,7 +200,7 @@ int siw_mpa_parse(const void *buf, unsigned int len, bool reply,
 
 	info->pd_off = SIW_MPA_FRAME_LEN;
 	info->pd_len = pd_len;
-	if (info->rev == SIW_MPA_REV2) {
+	if (info->rev == SIW_MPA_REV2 && info->flags & SIW_MPA_F_ENHANCED) {
 		u16 ird, ord;
 
 		/* A rejecting reply need not carry the block. */
@@ -226,7 +226,8 @@ int siw_mpa_parse(const void *buf, unsigned int len, bool reply,
  * @reply: a reply (else a request)
  * @flags: SIW_MPA_F_*
  * @rev: revision
- * @v2: the revision 2 block, or NULL
+ * @v2: the revision 2 block, or NULL; with it, the frame is flagged
+ *	SIW_MPA_F_ENHANCED
  * @pd: private data
  * @pd_len: its length; the caller keeps it (with @v2) within
  *	SIW_MPA_MAX_PD
@@ -243,7 +244,7 @@ unsigned int siw_mpa_build(void *buf, bool reply, u8 flags, u8 rev,
 
 	memcpy(f->key, reply ? SIW_MPA_KEY_REP : SIW_MPA_KEY_REQ,
 	       SIW_MPA_KEY_LEN);
-	f->flags = flags;
+	f->flags = flags | (v2 ? SIW_MPA_F_ENHANCED : 0);
 	f->rev = rev;
 	put_unaligned_be16(all, &f->pd_len);
 	if (v2) {

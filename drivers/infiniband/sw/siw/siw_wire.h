@@ -37,7 +37,14 @@
 #define SIW_MPA_F_MARKERS	0x80	/* M: markers wanted (never by us) */
 #define SIW_MPA_F_CRC		0x40	/* C: CRC32c wanted */
 #define SIW_MPA_F_REJECT	0x20	/* R: the reply refuses the request */
-#define SIW_MPA_F_RESERVED	0x1f
+/*
+ * The frame's private data starts with the revision 2 block of RFC 6581.
+ * Linux's own siw sets it in every enhanced frame and answers a revision 2
+ * request without it as it would a revision 1 one (no block), so it is
+ * what tells the block is there.
+ */
+#define SIW_MPA_F_ENHANCED	0x10
+#define SIW_MPA_F_RESERVED	0x0f
 
 #define SIW_MPA_REV1		1
 #define SIW_MPA_REV2		2
@@ -83,7 +90,7 @@ struct siw_mpa_info {
 	u8	rev;
 	u16	pd_len;		/* private data length, v2 block left out */
 	u16	pd_off;		/* where it starts, counted from the frame */
-	bool	v2;		/* a revision 2 block was present */
+	bool	v2;		/* a revision 2 block is present */
 	u16	ird;		/* v2 only */
 	u16	ord;		/* v2 only */
 	u16	v2_ird_bits;	/* v2 only: the flag bits of ird */
