@@ -174,6 +174,12 @@ UNIT_TEST(siw_wire, sizes_and_keys)
 	EXPECT_EQ(SIW_MPA_KEY_LEN, 16);
 	EXPECT_MEMEQ(SIW_MPA_KEY_REQ, req, 16);
 	EXPECT_MEMEQ(SIW_MPA_KEY_REP, rep, 16);
+	/* Byte 16: M C R (RFC 5044 7.1), E (Linux's siw), Res */
+	EXPECT_EQ(SIW_MPA_F_MARKERS, 0x80);
+	EXPECT_EQ(SIW_MPA_F_CRC, 0x40);
+	EXPECT_EQ(SIW_MPA_F_REJECT, 0x20);
+	EXPECT_EQ(SIW_MPA_F_ENHANCED, 0x10);
+	EXPECT_EQ(SIW_MPA_F_RESERVED, 0x0f);
 }
 
 /* ---- siw_fpdu_pad (RFC 5044 4.1: length field + ULPDU + pad = 4n) -------- */
@@ -536,9 +542,12 @@ UNIT_TEST(siw_wire, hdr_check_short_buffer)
 /*
  * ---- MPA request and reply frames (RFC 5044 7.1, RFC 6581) ---------------
  *
- * Key (16 bytes, no NUL), flags M C R Res(5), revision, private data
- * length (big-endian), private data.  No hex escape below is followed by
- * a character that could extend it.
+ * Key (16 bytes, no NUL), flags M C R E Res(4), revision, private data
+ * length (big-endian), private data.  E (0x10) is the flag Linux's siw
+ * sets in an enhanced frame: the private data of a revision 2 frame that
+ * has it starts with the IRD/ORD block of RFC 6581; a revision 2 frame
+ * without it, and any revision 1 frame, has no block.  No hex escape below
+ * is followed by a character that could extend it.
  */
 
 /* Revision 1 request: C set, 5 bytes of private data */
@@ -550,16 +559,26 @@ static const u8 mpa_rep_v1[23] =
 	"MPA ID Rep Frame\x00\x01\x00\x03\x01\x02\x03";
 
 /*
- * Revision 2 request: C set; private data of 10 bytes, the IRD/ORD block
- * first: P2P and IRD 16, RDMA Read RTR and ORD 8; then 6 bytes for the
- * ULP.
+ * Enhanced revision 2 request: C and E set; private data of 10 bytes, the
+ * IRD/ORD block first: P2P and IRD 16, RDMA Read RTR and ORD 8; then 6
+ * bytes for the ULP.
  */
 static const u8 mpa_req_v2[30] =
-	"MPA ID Req Frame\x40\x02\x00\x0a\x80\x10\x40\x08uvwxyz";
+	"MPA ID Req Frame\x50\x02\x00\x0a\x80\x10\x40\x08uvwxyz";
 
-/* Revision 2 reply rejecting the request, 2 bytes of private data only */
+/*
+ * Enhanced revision 2 reply rejecting the request: R and E set, 2 bytes
+ * of private data only, too few for a block.
+ */
 static const u8 mpa_rep_v2_reject[22] =
-	"MPA ID Rep Frame\x20\x02\x00\x02\xde\xad";
+	"MPA ID Rep Frame\x30\x02\x00\x02\xde\xad";
+
+/*
+ * Revision 2 request without E: C set, the same 10 bytes of private data
+ * as mpa_req_v2, all of them the ULP's.
+ */
+static const u8 mpa_req_v2_plain[30] =
+	"MPA ID Req Frame\x40\x02\x00\x0a\x80\x10\x40\x08uvwxyz";
 
 UNIT_TEST(siw_wire, mpa_parse_v1_request)
 {
@@ -609,16 +628,15 @@ UNIT_TEST(siw_wire, mpa_parse_v2_request)
 
 	memset(&i, 0xee, sizeof(i));
 	ASSERT_EQ(mpa_parse(mpa_req_v2, 30, false, &i), 30);
-	EXPECT_EQ(i.flags, 0x40);
+	EXPECT_EQ(i.flags, 0x50);
 	EXPECT_EQ(i.rev, 2);
 	EXPECT_TRUE(i.v2);
 	EXPECT_EQ(i.ird, 16);
 	EXPECT_EQ(i.ord, 8);
 	EXPECT_EQ(i.v2_ird_bits, 0x8000);	/* P2P */
 	EXPECT_EQ(i.v2_ord_bits, 0x4000);	/* RDMA Read RTR */
-	EXPECT_EQ(i.pd_off, 24);
-	EXPECT_EQ(i.pd_len, 6);
-	EXPECT_MEMEQ(mpa_req_v2 + i.pd_off, "uvwxyz", 6);
+	if (EXPECT_EQ(i.pd_off, 24) && EXPECT_EQ(i.pd_len, 6))
+		EXPECT_MEMEQ(mpa_req_v2 + 24, "uvwxyz", 6);
 
 	/* Zero-length RTR, IRD 16383; both RTR types, ORD 0 */
 	memcpy(f, mpa_req_v2, 30);
@@ -632,6 +650,7 @@ UNIT_TEST(siw_wire, mpa_parse_v2_request)
 
 	/* The block and nothing else */
 	f[19] = 0x04;
+	memset(&i, 0xee, sizeof(i));
 	ASSERT_EQ(mpa_parse(f, 24, false, &i), 24);
 	EXPECT_TRUE(i.v2);
 	EXPECT_EQ(i.pd_off, 24);
@@ -640,17 +659,20 @@ UNIT_TEST(siw_wire, mpa_parse_v2_request)
 
 UNIT_TEST(siw_wire, mpa_parse_v2_reply)
 {
-	/* IRD 1; RDMA Write RTR, ORD 2 */
+	/* E only; IRD 1; RDMA Write RTR, ORD 2 */
 	static const u8 f[24] =
-		"MPA ID Rep Frame\x00\x02\x00\x04\x00\x01\x80\x02";
+		"MPA ID Rep Frame\x10\x02\x00\x04\x00\x01\x80\x02";
 	struct siw_mpa_info i;
 
+	memset(&i, 0xee, sizeof(i));
 	ASSERT_EQ(mpa_parse(f, 24, true, &i), 24);
+	EXPECT_EQ(i.flags, 0x10);
 	EXPECT_TRUE(i.v2);
 	EXPECT_EQ(i.ird, 1);
 	EXPECT_EQ(i.v2_ird_bits, 0);
 	EXPECT_EQ(i.ord, 2);
 	EXPECT_EQ(i.v2_ord_bits, 0x8000);
+	EXPECT_EQ(i.pd_off, 24);
 	EXPECT_EQ(i.pd_len, 0);
 }
 
@@ -659,27 +681,36 @@ UNIT_TEST(siw_wire, mpa_parse_v2_without_block)
 	struct siw_mpa_info i;
 	u8 f[23];
 
-	/* A rejecting reply need not carry the block. */
+	/* An enhanced reply that rejects need not carry the block. */
 	memset(&i, 0xee, sizeof(i));
 	ASSERT_EQ(mpa_parse(mpa_rep_v2_reject, 22, true, &i), 22);
-	EXPECT_EQ(i.flags, 0x20);
+	EXPECT_EQ(i.flags, 0x30);
 	EXPECT_EQ(i.rev, 2);
 	EXPECT_FALSE(i.v2);
 	EXPECT_EQ(i.pd_off, 20);
 	EXPECT_EQ(i.pd_len, 2);
 	memcpy(f, mpa_rep_v2_reject, 22);
-	f[19] = 0;
-	EXPECT_EQ(mpa_parse(f, 20, true, &i), 20);
+	f[19] = 0x00;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 20, true, &i), 20);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_len, 0);
+	f[19] = 0x03;
+	f[22] = 0xbe;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 23, true, &i), 23);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_len, 3);
 
-	/* Any other revision 2 frame must. */
+	/* Any other enhanced revision 2 frame must. */
 	memcpy(f, mpa_rep_v2_reject, 22);
-	f[16] = 0x00;
+	f[16] = 0x10;				/* E alone */
 	EXPECT_EQ(mpa_parse(f, 22, true, &i), -EBADMSG);
-	f[16] = 0x40;
+	f[16] = 0x50;				/* C and E */
 	f[19] = 0x00;
 	EXPECT_EQ(mpa_parse(f, 20, true, &i), -EBADMSG);
 	f[19] = 0x03;
-	f[22] = 0;
+	f[22] = 0x00;
 	EXPECT_EQ(mpa_parse(f, 23, true, &i), -EBADMSG);
 	memcpy(f, mpa_req_v2, 20);
 	f[19] = 0x00;
@@ -687,6 +718,96 @@ UNIT_TEST(siw_wire, mpa_parse_v2_without_block)
 	f[19] = 0x01;
 	f[20] = 0x80;
 	EXPECT_EQ(mpa_parse(f, 21, false, &i), -EBADMSG);
+	/* R in a request answers nothing (RFC 5044 7.1): no excuse there */
+	f[16] = 0x30;
+	f[19] = 0x02;
+	f[21] = 0x10;
+	EXPECT_EQ(mpa_parse(f, 22, false, &i), -EBADMSG);
+}
+
+/* A revision 2 frame without E is read as a revision 1 one: no block. */
+UNIT_TEST(siw_wire, mpa_parse_v2_not_enhanced)
+{
+	/* No flags; four bytes that would read IRD 1, Write RTR, ORD 2 */
+	static const u8 rep[24] =
+		"MPA ID Rep Frame\x00\x02\x00\x04\x00\x01\x80\x02";
+	struct siw_mpa_info i;
+	u8 f[30];
+
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(mpa_req_v2_plain, 30, false, &i), 30);
+	EXPECT_EQ(i.flags, 0x40);
+	EXPECT_EQ(i.rev, 2);
+	EXPECT_FALSE(i.v2);
+	/* The bytes compared only where they are known to be in the frame */
+	if (EXPECT_EQ(i.pd_off, 20) && EXPECT_EQ(i.pd_len, 10))
+		EXPECT_MEMEQ(mpa_req_v2_plain + 20,
+			     "\x80\x10\x40\x08uvwxyz", 10);
+
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(rep, 24, true, &i), 24);
+	EXPECT_EQ(i.flags, 0x00);
+	EXPECT_EQ(i.rev, 2);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_off, 20);
+	EXPECT_EQ(i.pd_len, 4);
+
+	/* Fewer than four bytes are then no fault, R or not */
+	memcpy(f, rep, 24);
+	f[19] = 0x03;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 23, true, &i), 23);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_off, 20);
+	EXPECT_EQ(i.pd_len, 3);
+	memcpy(f, mpa_req_v2_plain, 30);
+	f[19] = 0x00;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 20, false, &i), 20);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_len, 0);
+}
+
+/* E in a revision 1 frame: kept in the flags, but no block */
+UNIT_TEST(siw_wire, mpa_parse_enhanced_in_rev1)
+{
+	struct siw_mpa_info i;
+	u8 f[30];
+
+	memcpy(f, mpa_req_v1, 25);
+	f[16] = 0x50;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 25, false, &i), 25);
+	EXPECT_EQ(i.flags, 0x50);
+	EXPECT_EQ(i.rev, 1);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_off, 20);
+	EXPECT_EQ(i.pd_len, 5);
+
+	/* The enhanced request with its revision turned to 1 */
+	memcpy(f, mpa_req_v2, 30);
+	f[17] = 0x01;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 30, false, &i), 30);
+	EXPECT_EQ(i.flags, 0x50);
+	EXPECT_EQ(i.rev, 1);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_off, 20);
+	EXPECT_EQ(i.pd_len, 10);
+
+	/* Fewer than four bytes are no fault there, without R too */
+	memcpy(f, mpa_rep_v1, 23);
+	f[16] = 0x10;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 23, true, &i), 23);
+	EXPECT_EQ(i.flags, 0x10);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_len, 3);
+	f[19] = 0x00;
+	memset(&i, 0xee, sizeof(i));
+	ASSERT_EQ(mpa_parse(f, 20, true, &i), 20);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_len, 0);
 }
 
 UNIT_TEST(siw_wire, mpa_parse_bad_key)
@@ -757,11 +878,22 @@ UNIT_TEST(siw_wire, mpa_parse_private_data_length)
 	f[18] = 0x80; f[19] = 0x00;
 	EXPECT_EQ(mpa_parse(f, 20, true, &i), -EBADMSG);
 
-	/* Revision 2: the block counts in the 512 */
+	/* Enhanced revision 2: the block counts in the 512 */
 	memcpy(f, mpa_req_v2, 24);
 	f[18] = 0x02; f[19] = 0x00;
 	EXPECT_EQ(mpa_parse(f, 532, false, &i), 532);
+	EXPECT_TRUE(i.v2);
 	EXPECT_EQ(i.pd_len, 508);
+	f[19] = 0x01;
+	EXPECT_EQ(mpa_parse(f, 533, false, &i), -EBADMSG);
+
+	/* Revision 2 without E: all 512 are the ULP's */
+	f[16] = 0x40;
+	f[19] = 0x00;
+	EXPECT_EQ(mpa_parse(f, 532, false, &i), 532);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_off, 20);
+	EXPECT_EQ(i.pd_len, 512);
 	f[19] = 0x01;
 	EXPECT_EQ(mpa_parse(f, 533, false, &i), -EBADMSG);
 	free(f);
@@ -794,9 +926,13 @@ UNIT_TEST(siw_wire, mpa_parse_reject_bit_in_request)
 	memcpy(f, mpa_req_v1, 25);
 	f[16] = 0x60;
 	EXPECT_EQ(mpa_parse(f, 25, false, &i), 25);
+	EXPECT_EQ(i.flags, 0x40);
 	memcpy(f, mpa_req_v2, 30);
-	f[16] = 0x20;
+	f[16] = 0x30;
+	memset(&i, 0xee, sizeof(i));
 	EXPECT_EQ(mpa_parse(f, 30, false, &i), 30);
+	EXPECT_EQ(i.flags, 0x10);
+	EXPECT_TRUE(i.v2);
 	memcpy(f, mpa_req_v1, 20);
 	f[16] = 0x20;
 	EXPECT_EQ(mpa_parse(f, 20, false, &i), -EAGAIN);
@@ -816,6 +952,8 @@ UNIT_TEST(siw_wire, mpa_parse_markers)
 	f[16] = 0x80;
 	EXPECT_EQ(mpa_parse(f, 23, true, &i), -EOPNOTSUPP);
 	memcpy(f, mpa_req_v2, 30);
+	f[16] = 0x90;
+	EXPECT_EQ(mpa_parse(f, 30, false, &i), -EOPNOTSUPP);
 	f[16] = 0x80;
 	EXPECT_EQ(mpa_parse(f, 30, false, &i), -EOPNOTSUPP);
 }
@@ -823,11 +961,12 @@ UNIT_TEST(siw_wire, mpa_parse_markers)
 UNIT_TEST(siw_wire, mpa_parse_reserved_flags_ignored)
 {
 	struct siw_mpa_info i;
+	unsigned int r;
 	u8 f[30];
 
-	/* RFC 5044 7.1: Res "not checked on reception" */
+	/* RFC 5044 7.1: Res "not checked on reception"; E is not one of them */
 	memcpy(f, mpa_req_v1, 25);
-	f[16] = 0x5f;
+	f[16] = 0x4f;
 	ASSERT_EQ(mpa_parse(f, 25, false, &i), 25);
 	EXPECT_EQ(i.flags, 0x40);
 	f[16] = 0x01;
@@ -836,13 +975,34 @@ UNIT_TEST(siw_wire, mpa_parse_reserved_flags_ignored)
 	memcpy(f, mpa_rep_v2_reject, 22);
 	f[16] = 0x3f;
 	ASSERT_EQ(mpa_parse(f, 22, true, &i), 22);
-	EXPECT_EQ(i.flags, 0x20);
+	EXPECT_EQ(i.flags, 0x30);
 	EXPECT_FALSE(i.v2);
-	memcpy(f, mpa_req_v2, 30);
-	f[16] = 0x10;
-	ASSERT_EQ(mpa_parse(f, 30, false, &i), 30);
-	EXPECT_EQ(i.flags, 0);
-	EXPECT_TRUE(i.v2);
+
+	/* Any mix of them leaves the block where E says it is */
+	for (r = 0x01; r <= 0x0f; r++) {
+		memcpy(f, mpa_req_v2, 30);
+		f[16] = 0x50 | r;
+		memset(&i, 0xee, sizeof(i));
+		if (!EXPECT_EQ(mpa_parse(f, 30, false, &i), 30)) {
+			printf("    # flags 0x%02x\n", f[16]);
+			continue;
+		}
+		EXPECT_EQ(i.flags, 0x50);
+		EXPECT_TRUE(i.v2);
+		EXPECT_EQ(i.pd_off, 24);
+		EXPECT_EQ(i.pd_len, 6);
+
+		f[16] = 0x40 | r;
+		memset(&i, 0xee, sizeof(i));
+		if (!EXPECT_EQ(mpa_parse(f, 30, false, &i), 30)) {
+			printf("    # flags 0x%02x\n", f[16]);
+			continue;
+		}
+		EXPECT_EQ(i.flags, 0x40);
+		EXPECT_FALSE(i.v2);
+		EXPECT_EQ(i.pd_off, 20);
+		EXPECT_EQ(i.pd_len, 10);
+	}
 }
 
 static void incomplete(const u8 *f, unsigned int len, bool reply)
@@ -862,6 +1022,7 @@ UNIT_TEST(siw_wire, mpa_parse_incomplete)
 	incomplete(mpa_rep_v1, 23, true);
 	incomplete(mpa_req_v2, 30, false);
 	incomplete(mpa_rep_v2_reject, 22, true);
+	incomplete(mpa_req_v2_plain, 30, false);
 }
 
 UNIT_TEST(siw_wire, mpa_parse_wrong_key_prefix)
@@ -887,8 +1048,9 @@ UNIT_TEST(siw_wire, mpa_parse_wrong_key_prefix)
 
 UNIT_TEST(siw_wire, mpa_build_exact_bytes)
 {
+	/* C as asked, E for the block */
 	static const u8 want_rep[27] =
-		"MPA ID Rep Frame\x40\x02\x00\x07\x80\x04\x00\x02xyz";
+		"MPA ID Rep Frame\x50\x02\x00\x07\x80\x04\x00\x02xyz";
 	static const u8 want_req[20] = "MPA ID Req Frame\x00\x01\x00\x00";
 	static const u8 want_rej[22] =
 		"MPA ID Rep Frame\x20\x01\x00\x02\xbe\xef";
@@ -905,6 +1067,13 @@ UNIT_TEST(siw_wire, mpa_build_exact_bytes)
 	EXPECT_MEMEQ(buf, want_rep, 27);
 	EXPECT_EQ(buf[27], 0xa5);
 
+	/* E given as well: the same frame */
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_EQ(siw_mpa_build(buf, true, SIW_MPA_F_CRC | SIW_MPA_F_ENHANCED,
+				SIW_MPA_REV2, &v2, "xyz", 3), 27);
+	EXPECT_MEMEQ(buf, want_rep, 27);
+	EXPECT_EQ(buf[27], 0xa5);
+
 	memset(buf, 0xa5, sizeof(buf));
 	EXPECT_EQ(siw_mpa_build(buf, false, 0, SIW_MPA_REV1, NULL, NULL, 0), 20);
 	EXPECT_MEMEQ(buf, want_req, 20);
@@ -917,57 +1086,121 @@ UNIT_TEST(siw_wire, mpa_build_exact_bytes)
 	EXPECT_EQ(buf[22], 0xa5);
 }
 
-static void round_trip(bool reply, u8 flags, u8 rev, bool with_v2,
-		       u16 ird, u16 ord, u16 pd_len)
+/* Without a block the flags go out as the caller gave them. */
+UNIT_TEST(siw_wire, mpa_build_flags_without_block)
 {
-	struct siw_mpa_v2 v2 = { cpu_to_be16(ird), cpu_to_be16(ord) };
-	unsigned int all = 20 + (with_v2 ? 4 : 0) + pd_len;
+	static const u8 want_plain[24] =
+		"MPA ID Req Frame\x40\x02\x00\x04\x00\x01\x80\x02";
+	static const u8 want_res[21] = "MPA ID Req Frame\x0f\x01\x00\x01\x07";
+	static const u8 pd4[4] = { 0x00, 0x01, 0x80, 0x02 };
+	static const u8 pd2[2] = { 0xde, 0xad };
+	static const u8 pd1[1] = { 0x07 };
+	u8 buf[40];
+
+	/* Revision 2, no block: no E added, the four bytes are ULP data */
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_EQ(siw_mpa_build(buf, false, 0x40, SIW_MPA_REV2, NULL, pd4, 4),
+		  24);
+	EXPECT_MEMEQ(buf, want_plain, 24);
+	EXPECT_EQ(buf[24], 0xa5);
+
+	/* E asked for without a block (a rejecting reply): kept */
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_EQ(siw_mpa_build(buf, true, 0x30, SIW_MPA_REV2, NULL, pd2, 2),
+		  22);
+	EXPECT_MEMEQ(buf, mpa_rep_v2_reject, 22);
+	EXPECT_EQ(buf[22], 0xa5);
+
+	/* Reserved bits are not the builder's to clear */
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_EQ(siw_mpa_build(buf, false, 0x0f, SIW_MPA_REV1, NULL, pd1, 1),
+		  21);
+	EXPECT_MEMEQ(buf, want_res, 21);
+	EXPECT_EQ(buf[21], 0xa5);
+}
+
+/* One frame built, then parsed back */
+struct mpa_trip {
+	bool	reply;
+	u8	flags;		/* given to siw_mpa_build() */
+	u8	rev;
+	bool	v2;		/* with a block */
+	u16	ird;
+	u16	ord;
+	u16	pd_len;
+	u8	wire;		/* byte 16 as built */
+	u8	parsed;		/* info->flags as parsed back */
+};
+
+static void round_trip(const struct mpa_trip *t, unsigned int k)
+{
+	struct siw_mpa_v2 v2 = { cpu_to_be16(t->ird), cpu_to_be16(t->ord) };
+	unsigned int all = 20 + (t->v2 ? 4 : 0) + t->pd_len;
 	u8 *buf = malloc(all);
 	struct siw_mpa_info i;
+	bool ok = true;
 	u8 pd[512];
-	unsigned int k;
-	int ret;
+	unsigned int n;
 
-	for (k = 0; k < pd_len; k++)
-		pd[k] = k * 7 + 1;
-	if (!EXPECT_EQ(siw_mpa_build(buf, reply, flags, rev,
-				     with_v2 ? &v2 : NULL, pd, pd_len), all))
+	for (n = 0; n < t->pd_len; n++)
+		pd[n] = n * 7 + 1;
+	ok &= EXPECT_EQ(siw_mpa_build(buf, t->reply, t->flags, t->rev,
+				      t->v2 ? &v2 : NULL, pd, t->pd_len), all);
+	if (!ok)
 		goto out;
+	ok &= EXPECT_EQ(buf[16], t->wire);
 	memset(&i, 0xee, sizeof(i));
-	ret = mpa_parse(buf, all, reply, &i);
-	if (!EXPECT_EQ(ret, all)) {
-		printf("    # reply %d flags 0x%x rev %u v2 %d pd_len %u\n",
-		       reply, flags, rev, with_v2, pd_len);
+	ok &= EXPECT_EQ(mpa_parse(buf, all, t->reply, &i), all);
+	if (!ok)
 		goto out;
-	}
-	EXPECT_EQ(i.flags, flags & 0xe0);
-	EXPECT_EQ(i.rev, rev);
-	EXPECT_EQ(i.v2, with_v2);
-	EXPECT_EQ(i.pd_off, with_v2 ? 24 : 20);
-	EXPECT_EQ(i.pd_len, pd_len);
-	EXPECT_MEMEQ(buf + i.pd_off, pd, pd_len);
-	if (with_v2) {
-		EXPECT_EQ(i.ird, ird & 0x3fff);
-		EXPECT_EQ(i.ord, ord & 0x3fff);
-		EXPECT_EQ(i.v2_ird_bits, ird & 0xc000);
-		EXPECT_EQ(i.v2_ord_bits, ord & 0xc000);
+	ok &= EXPECT_EQ(i.flags, t->parsed);
+	ok &= EXPECT_EQ(i.rev, t->rev);
+	ok &= EXPECT_EQ(i.v2, t->v2);
+	if (!EXPECT_EQ(i.pd_off, t->v2 ? 24 : 20) ||
+	    !EXPECT_EQ(i.pd_len, t->pd_len))
+		ok = false;
+	else
+		ok &= EXPECT_MEMEQ(buf + i.pd_off, pd, t->pd_len);
+	if (t->v2) {
+		ok &= EXPECT_EQ(i.ird, t->ird & 0x3fff);
+		ok &= EXPECT_EQ(i.ord, t->ord & 0x3fff);
+		ok &= EXPECT_EQ(i.v2_ird_bits, t->ird & 0xc000);
+		ok &= EXPECT_EQ(i.v2_ord_bits, t->ord & 0xc000);
 	}
 out:
+	if (!ok)
+		printf("    # round trip %u\n", k);
 	free(buf);
 }
 
 UNIT_TEST(siw_wire, mpa_build_round_trip)
 {
-	round_trip(false, 0, 1, false, 0, 0, 0);
-	round_trip(false, 0x40, 1, false, 0, 0, 1);
-	round_trip(true, 0x40, 1, false, 0, 0, 512);
-	round_trip(true, 0x20, 1, false, 0, 0, 17);
-	round_trip(true, 0x20, 2, false, 0, 0, 0);
-	round_trip(true, 0x20, 2, false, 0, 0, 3);
-	round_trip(false, 0x40, 2, true, 0x8010, 0x4008, 6);
-	round_trip(true, 0x00, 2, true, 0x7fff, 0xc000, 0);
-	round_trip(true, 0x5f, 2, true, 0x0001, 0x0001, 508);
-	round_trip(false, 0x1f, 1, false, 0, 0, 100);
+	static const struct mpa_trip trips[] = {
+		/* reply flags rev v2 ird ord pd_len -> wire parsed */
+		{ false, 0x00, 1, false, 0, 0, 0, 0x00, 0x00 },
+		{ false, 0x40, 1, false, 0, 0, 1, 0x40, 0x40 },
+		{ true, 0x40, 1, false, 0, 0, 512, 0x40, 0x40 },
+		{ true, 0x20, 1, false, 0, 0, 17, 0x20, 0x20 },
+		{ true, 0x20, 2, false, 0, 0, 0, 0x20, 0x20 },
+		{ true, 0x20, 2, false, 0, 0, 3, 0x20, 0x20 },
+		{ false, 0x40, 2, true, 0x8010, 0x4008, 6, 0x50, 0x50 },
+		{ true, 0x00, 2, true, 0x7fff, 0xc000, 0, 0x10, 0x10 },
+		{ true, 0x5f, 2, true, 0x0001, 0x0001, 508, 0x5f, 0x50 },
+		{ false, 0x1f, 1, false, 0, 0, 100, 0x1f, 0x10 },
+		/* E given with the block: once */
+		{ false, 0x50, 2, true, 0x0004, 0x0004, 2, 0x50, 0x50 },
+		/* revision 2 without E: all ULP data */
+		{ true, 0x40, 2, false, 0, 0, 8, 0x40, 0x40 },
+		/* an enhanced rejecting reply without the block */
+		{ true, 0x30, 2, false, 0, 0, 0, 0x30, 0x30 },
+		{ true, 0x30, 2, false, 0, 0, 3, 0x30, 0x30 },
+		/* R in a request goes out, and is read as clear */
+		{ false, 0x20, 2, true, 0x0002, 0x0003, 1, 0x30, 0x10 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(trips); k++)
+		round_trip(&trips[k], k);
 }
 
 UNIT_TEST(siw_wire, mpa_build_then_too_long)
@@ -979,6 +1212,7 @@ UNIT_TEST(siw_wire, mpa_build_then_too_long)
 
 	/* 509 bytes with the block make 513: not a frame to send */
 	EXPECT_EQ(siw_mpa_build(buf, false, 0, 2, &v2, pd, 509), 533);
+	EXPECT_EQ(buf[16], 0x10);
 	EXPECT_EQ(buf[18], 0x02);
 	EXPECT_EQ(buf[19], 0x01);
 	EXPECT_EQ(mpa_parse(buf, 533, false, &i), -EBADMSG);

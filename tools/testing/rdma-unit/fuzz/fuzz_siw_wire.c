@@ -9,7 +9,9 @@
  * reply (siw_mpa_parse()).
  *
  * Each answer is compared with a model written here from RFC 5040, 5041,
- * 5044 and 6581 that reads the raw bytes itself.  Accepted headers must
+ * 5044 and 6581 that reads the raw bytes itself.  That the revision 2
+ * IRD/ORD block is there only when an MPA frame has the enhanced flag
+ * (0x10) is the rule of Linux's siw, not of an RFC.  Accepted headers must
  * give the length siw_hdr_len() announces and are then read through the
  * driver's structures from an exact-size copy; accepted MPA frames must be
  * rebuilt byte for byte by siw_mpa_build() and parse again to the same.
@@ -243,6 +245,14 @@ static void rebuild(const u8 *m, int len, bool reply,
 				 info->v2 ? &v2 : NULL, m + info->pd_off,
 				 info->pd_len) == (unsigned int)len);
 	FUZZ_CHECK(!memcmp(b, m, len));
+	/* With the block the builder sets the enhanced flag itself. */
+	if (info->v2) {
+		memset(b, 0, len);
+		FUZZ_CHECK(siw_mpa_build(b, reply, m[16] & ~0x10, m[17], &v2,
+					 m + 24, info->pd_len) ==
+			   (unsigned int)len);
+		FUZZ_CHECK(!memcmp(b, m, len));
+	}
 	FUZZ_CHECK(parse_exact(b, len, reply, &again) == len);
 	same_info(info, &again);
 	free(b);
@@ -253,8 +263,8 @@ static void fuzz_mpa(const u8 *data, size_t size, bool reply)
 	const u8 *key = reply ? key_rep : key_req;
 	struct siw_mpa_info info;
 	unsigned int field;
+	bool enhanced, v2;
 	u8 flags, rev;
-	bool v2;
 	int ret;
 
 	ret = parse_exact(data, size, reply, &info);
@@ -273,12 +283,9 @@ static void fuzz_mpa(const u8 *data, size_t size, bool reply)
 		FUZZ_CHECK(ret == -EBADMSG);
 		return;
 	}
-	/*
-	 * R in a request: RFC 5044 7.1 says not checked on reception, the
-	 * driver refuses it; either answer passes here.
-	 */
-	if (!reply && (flags & 0x20) && ret == -EBADMSG)
-		return;
+	/* R in a request: RFC 5044 7.1 says not checked on reception. */
+	if (!reply)
+		flags &= ~0x20;
 	if (flags & 0x80) {
 		FUZZ_CHECK(ret == -EOPNOTSUPP);
 		return;
@@ -287,20 +294,21 @@ static void fuzz_mpa(const u8 *data, size_t size, bool reply)
 		FUZZ_CHECK(ret == -EAGAIN);
 		return;
 	}
-	if (rev == 2 && field < 4 && !(reply && (flags & 0x20))) {
+	/*
+	 * Only an enhanced revision 2 frame has the block, and it must hold
+	 * it unless it is a reply that rejects.
+	 */
+	enhanced = rev == 2 && (flags & 0x10);
+	if (enhanced && field < 4 && !(flags & 0x20)) {
 		FUZZ_CHECK(ret == -EBADMSG);
 		return;
 	}
 
 	FUZZ_CHECK(ret == (int)(20 + field));
-	/* Reserved bits dropped; R as sent (a request's may be dropped too) */
-	FUZZ_CHECK((info.flags & ~SIW_MPA_F_REJECT) == (flags & 0xc0));
-	if (reply)
-		FUZZ_CHECK((info.flags & 0x20) == (flags & 0x20));
-	else
-		FUZZ_CHECK(!(info.flags & 0x20) || (flags & 0x20));
+	/* Reserved bits 0x0f dropped, M C E kept; R only in a reply */
+	FUZZ_CHECK(info.flags == (flags & 0xf0));
 	FUZZ_CHECK(info.rev == rev);
-	v2 = rev == 2 && field >= 4;
+	v2 = enhanced && field >= 4;
 	FUZZ_CHECK(info.v2 == v2);
 	FUZZ_CHECK(info.pd_off == (v2 ? 24 : 20));
 	FUZZ_CHECK(info.pd_len == field - (v2 ? 4 : 0));
