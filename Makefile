@@ -50,7 +50,9 @@ OURINC := NOSTDINC_FLAGS="-nostdinc -I$(TOP)/include"
 
 # Recipes that run $(KMAKE) start with "+": make only hands its jobserver
 # (-jN) to lines where it sees $(MAKE) itself, not through a variable.
-KMAKE = $(MAKE) -C $(KDIR) $(OURINC) $(if $(W),W=$(W)) $(if $(C),C=$(C))
+# Debian's kernel is configured without soft-iWARP (CONFIG_RDMA_SIW), which
+# this tree provides: the out-of-tree build sets it.
+KMAKE = $(MAKE) -C $(KDIR) $(OURINC) CONFIG_RDMA_SIW=m $(if $(W),W=$(W)) $(if $(C),C=$(C))
 # Sign at install time only when the kernel build tree holds a signing key
 # (Debian's headers do not); modules installed for the tests stay unsigned
 # and uncompressed.

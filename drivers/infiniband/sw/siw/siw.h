@@ -420,7 +420,10 @@ struct siw_cep;
  * @srq: SRQ, or NULL
  * @kernel: a kernel user's QP
  * @sig_all: every send work request completes with a CQE
- * @access: IB_ACCESS_REMOTE_* the QP lets the peer use (modify_qp)
+ * @access: IB_ACCESS_REMOTE_* set by modify_qp, for query_qp.  They are
+ *	not enforced: iWARP grants remote access per STag only (RFC 5040
+ *	has no rights of a stream), and rdma_cm leaves an active side's QP
+ *	without them although its peer reads and writes its buffers.
  * @sq_lock: serialises kernel producers of the SQ (any context, _irqsave)
  * @sq: @sq_size send elements (vmalloc_user() for a user QP)
  * @sq_size: power of two

@@ -275,9 +275,6 @@ static int siw_netdev_event(struct notifier_block *nb, unsigned long event,
 			siw_cm_dev_down(e->sdev);
 			ib_unregister_device_queued(&e->sdev->base);
 			break;
-		case NETDEV_GOING_DOWN:
-			siw_cm_dev_down(e->sdev);
-			break;
 		case NETDEV_UP:
 		case NETDEV_DOWN:
 		case NETDEV_CHANGE:

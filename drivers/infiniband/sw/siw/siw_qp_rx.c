@@ -89,11 +89,6 @@ static int siw_rx_write(struct siw_qp *qp)
 	/* A zero-length WRITE places nothing (the RTR message is one). */
 	if (!qp->rx.info.payload)
 		return 0;
-	if (!(qp->access & IB_ACCESS_REMOTE_WRITE)) {
-		siw_rx_bad(qp, SIW_TERM_RDMAP, SIW_ET_RDMAP_PROTECTION,
-			   SIW_EC_RDMAP_ACCESS);
-		return -EACCES;
-	}
 	mem = siw_rx_mem(qp, stag);
 	if (!mem) {
 		siw_rx_bad(qp, SIW_TERM_DDP, SIW_ET_DDP_TAGGED,

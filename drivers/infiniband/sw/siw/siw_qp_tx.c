@@ -292,15 +292,8 @@ static int siw_tx_read_resp(struct siw_qp *qp)
 	src.num_sge = 1;
 	src.left = rr.size;
 	src.access = IB_ACCESS_REMOTE_READ;
-	if (rr.size && !(qp->access & IB_ACCESS_REMOTE_READ)) {
-		why.layer = SIW_TERM_RDMAP;
-		why.etype = SIW_ET_RDMAP_PROTECTION;
-		why.ecode = SIW_EC_RDMAP_ACCESS;
-		ret = -EACCES;
-	} else {
-		ret = siw_tx_message(qp, &src, SIW_RDMAP_READ_RESP, true,
-				     rr.sink_stag, rr.sink_to, 0, &why);
-	}
+	ret = siw_tx_message(qp, &src, SIW_RDMAP_READ_RESP, true,
+			     rr.sink_stag, rr.sink_to, 0, &why);
 	siw_src_done(&src);
 	if (ret == -EACCES) {
 		siw_count(qp->sdev, SIW_CNT_RX_PROTECTION);
