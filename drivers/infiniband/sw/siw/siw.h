@@ -75,6 +75,17 @@ enum siw_counter {
 	SIW_NUM_COUNTERS
 };
 
+/* Kinds of objects a device counts against its limits */
+enum siw_obj {
+	SIW_OBJ_QP,
+	SIW_OBJ_CQ,
+	SIW_OBJ_PD,
+	SIW_OBJ_MR,
+	SIW_OBJ_SRQ,
+	SIW_OBJ_CTX,
+	SIW_NUM_OBJ
+};
+
 /**
  * struct siw_device - one siw device on one netdev
  * @base: the core device
@@ -88,12 +99,7 @@ enum siw_counter {
  * @ceps: every connection endpoint of the device, listeners included
  *	(@cep_lock), so that a device going away can close them all
  * @cep_lock: protects @ceps
- * @num_qp: QPs alive, checked against SIW_MAX_QP; and so on for the rest
- * @num_cq: CQs alive
- * @num_pd: PDs alive
- * @num_mr: memory regions alive
- * @num_srq: SRQs alive
- * @num_ctx: user contexts alive
+ * @objs: objects alive of each enum siw_obj kind (siw_obj_add())
  * @counters: enum siw_counter
  */
 struct siw_device {
@@ -104,19 +110,21 @@ struct siw_device {
 	struct xarray		mems;
 	u32			mem_next;
 	struct list_head	ceps;
-	spinlock_t		cep_lock;
-	atomic_t		num_qp;
-	atomic_t		num_cq;
-	atomic_t		num_pd;
-	atomic_t		num_mr;
-	atomic_t		num_srq;
-	atomic_t		num_ctx;
+	spinlock_t		cep_lock;	/* protects @ceps */
+	atomic_t		objs[SIW_NUM_OBJ];
 	atomic64_t		counters[SIW_NUM_COUNTERS];
 };
 
 static inline struct siw_device *to_siw_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct siw_device, base);
+}
+
+int siw_obj_add(struct siw_device *sdev, enum siw_obj kind);
+
+static inline void siw_obj_del(struct siw_device *sdev, enum siw_obj kind)
+{
+	atomic_dec(&sdev->objs[kind]);
 }
 
 static inline void siw_count(struct siw_device *sdev, enum siw_counter c)
@@ -239,7 +247,7 @@ int siw_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
  */
 struct siw_cq {
 	struct ib_cq		base;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see above */
 	struct siw_cqe		*queue;
 	struct siw_cq_ctrl	*notify;
 	u32			num_cqe;
@@ -279,7 +287,7 @@ int siw_req_notify_cq(struct ib_cq *base, enum ib_cq_notify_flags flags);
  */
 struct siw_srq {
 	struct ib_srq		base;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see above */
 	struct siw_rqe		*rq;
 	u32			size;
 	u32			put;
@@ -302,8 +310,8 @@ enum siw_rtr {
 	SIW_RTR_NONE,		/* revision 1, or no RTR message agreed */
 	SIW_RTR_SEND_READ,	/* we are the initiator: send a 0-byte READ */
 	SIW_RTR_SEND_WRITE,	/* we are the initiator: send a 0-byte WRITE */
-	SIW_RTR_AWAIT,		/* we are the responder: send nothing before
-				 * the initiator's RTR message arrived */
+	/* we are the responder: send nothing before the initiator's RTR */
+	SIW_RTR_AWAIT,
 };
 
 /**
@@ -464,7 +472,7 @@ struct siw_qp {
 	struct siw_device	*sdev;
 	struct kref		ref;
 	struct completion	released;
-	struct mutex		state_lock;
+	struct mutex		state_lock;	/* see above */
 	enum ib_qp_state	state;
 	struct siw_cq		*scq;
 	struct siw_cq		*rcq;
@@ -473,19 +481,19 @@ struct siw_qp {
 	bool			sig_all;
 	int			access;
 
-	spinlock_t		sq_lock;
+	spinlock_t		sq_lock;	/* see above */
 	struct siw_sqe		*sq;
 	u32			sq_size;
 	u32			sq_put;
 	u32			sq_get;
 
-	spinlock_t		rq_lock;
+	spinlock_t		rq_lock;	/* see above */
 	struct siw_rqe		*rq;
 	u32			rq_size;
 	u32			rq_put;
 	u32			rq_get;
 
-	spinlock_t		orq_lock;
+	spinlock_t		orq_lock;	/* see above */
 	struct siw_sqe		*orq;
 	u32			orq_size;
 	u32			orq_put;

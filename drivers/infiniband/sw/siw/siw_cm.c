@@ -595,12 +595,13 @@ static int siw_active_conn(const struct siw_cep *cep,
 	return 0;
 }
 
+/* @v2: the frame to send carries the revision 2 block */
 static int siw_cm_check_param(struct siw_device *sdev,
-			      const struct iw_cm_conn_param *param, u8 rev)
+			      const struct iw_cm_conn_param *param, bool v2)
 {
 	unsigned int room = SIW_MPA_MAX_PD;
 
-	if (rev == SIW_MPA_REV2)
+	if (v2)
 		room -= SIW_MPA_V2_LEN;
 	if (param->ord > SIW_MAX_ORD || param->ird > SIW_MAX_IRD ||
 	    param->private_data_len > room ||
@@ -628,7 +629,8 @@ static void siw_cep_bind(struct siw_cep *cep)
 
 /*
  * Send an MPA reply with R set and @pd, then close (in order once it is
- * sent).  A revision 2 reply carries the block, with no depth nor RTR bit.
+ * sent).  It carries the revision 2 block, with no depth nor RTR bit, if
+ * the request carried one.
  */
 static int siw_cep_reject(struct siw_cep *cep, u8 rev, const void *pd,
 			  u8 pd_len)
@@ -638,7 +640,7 @@ static int siw_cep_reject(struct siw_cep *cep, u8 rev, const void *pd,
 	int rc;
 
 	len = siw_mpa_build(cep->buf, true, SIW_MPA_F_REJECT, rev,
-			    rev == SIW_MPA_REV2 ? &v2_none : NULL, pd, pd_len);
+			    cep->peer.v2 ? &v2_none : NULL, pd, pd_len);
 	rc = siw_cep_send(cep, len);
 	if (rc)
 		siw_dbg(cep->sdev, "MPA reject to %pISpc not sent: %d\n",
@@ -1112,7 +1114,7 @@ int siw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 			id->m_local_addr.ss_family, id->m_remote_addr.ss_family);
 		return -EINVAL;
 	}
-	rc = siw_cm_check_param(sdev, param, rev);
+	rc = siw_cm_check_param(sdev, param, rev == SIW_MPA_REV2);
 	if (rc)
 		return rc;
 	cep = siw_cep_new(sdev);
@@ -1196,7 +1198,8 @@ static struct siw_cep *siw_cep_claim(struct iw_cm_id *id)
  * @param: the QP (qpn), the private data of the MPA reply, our READ depths
  *
  * Sends the MPA reply (CRC if either end asked for it, the request's
- * revision, in revision 2 our depths and the RTR message chosen), starts
+ * revision, and if the request had the revision 2 block, ours: our depths
+ * and the RTR message chosen), starts
  * the QP and reports ESTABLISHED.  On failure the connection is reset.
  *
  * Context: process context.
@@ -1225,7 +1228,7 @@ int siw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		rc = -ECONNRESET;
 		goto out;
 	}
-	rc = siw_cm_check_param(sdev, param, cep->peer.rev);
+	rc = siw_cm_check_param(sdev, param, cep->peer.v2);
 	if (rc)
 		goto fail;
 	cep->qp = siw_qp_lookup(sdev, param->qpn);
@@ -1271,8 +1274,9 @@ out:
  * @pdata: private data for the initiator, or NULL
  * @pdata_len: its length
  *
- * Sends an MPA reply with R set (in revision 2 with a block of no depth
- * and no RTR bit), then closes the connection in order.
+ * Sends an MPA reply with R set (with a revision 2 block of no depth and
+ * no RTR bit if the request had the block), then closes the connection in
+ * order.
  *
  * Context: process context.
  * Return: 0; -ECONNRESET when the connection is gone; a send error (the

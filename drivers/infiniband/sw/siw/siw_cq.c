@@ -114,11 +114,9 @@ int siw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 			attr->flags);
 		return -EINVAL;
 	}
-	if (atomic_inc_return(&sdev->num_cq) > SIW_MAX_CQ) {
-		siw_dbg(sdev, "create_cq: %d CQs\n", SIW_MAX_CQ);
-		ret = -ENOMEM;
-		goto err;
-	}
+	ret = siw_obj_add(sdev, SIW_OBJ_CQ);
+	if (ret)
+		return ret;
 	spin_lock_init(&cq->lock);
 	cq->kernel = !udata;
 	cq->num_cqe = roundup_pow_of_two(attr->cqe);
@@ -145,7 +143,7 @@ int siw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err:
-	atomic_dec(&sdev->num_cq);
+	siw_obj_del(sdev, SIW_OBJ_CQ);
 	return ret;
 }
 
@@ -154,7 +152,7 @@ int siw_destroy_cq(struct ib_cq *base, struct ib_udata *udata)
 	struct siw_cq *cq = to_siw_cq(base);
 
 	siw_ring_free(cq->queue, cq->mmap);
-	atomic_dec(&to_siw_dev(base->device)->num_cq);
+	siw_obj_del(to_siw_dev(base->device), SIW_OBJ_CQ);
 	return 0;
 }
 
@@ -168,6 +166,7 @@ int siw_poll_cq(struct ib_cq *base, int num, struct ib_wc *wc)
 	for (n = 0; n < num; n++) {
 		struct siw_cqe *cqe = &cq->queue[cq->get & (cq->num_cqe - 1)];
 
+		/* Pairs with the producer's release in siw_cq_add(). */
 		if (!(smp_load_acquire(&cqe->flags) & SIW_WQE_VALID))
 			break;
 		memset(&wc[n], 0, sizeof(wc[n]));

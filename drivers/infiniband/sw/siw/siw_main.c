@@ -94,8 +94,10 @@ static void siw_dealloc_driver(struct ib_device *base)
 
 	pr_info("siw: %s released, %d QPs, %d CQs, %d MRs, %d PDs left\n",
 		base->name[0] ? base->name : "(unnamed)",
-		atomic_read(&sdev->num_qp), atomic_read(&sdev->num_cq),
-		atomic_read(&sdev->num_mr), atomic_read(&sdev->num_pd));
+		atomic_read(&sdev->objs[SIW_OBJ_QP]),
+		atomic_read(&sdev->objs[SIW_OBJ_CQ]),
+		atomic_read(&sdev->objs[SIW_OBJ_MR]),
+		atomic_read(&sdev->objs[SIW_OBJ_PD]));
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->mems);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);

@@ -26,7 +26,7 @@ static void siw_mem_release(struct kref *ref)
 		ib_umem_release(mem->umem);
 	kvfree(mem->upages);
 	kfree(mem->pages);
-	atomic_dec(&mem->sdev->num_mr);
+	siw_obj_del(mem->sdev, SIW_OBJ_MR);
 	kfree_rcu(mem, rcu);
 }
 
@@ -147,18 +147,16 @@ static int siw_mem_add(struct siw_device *sdev, struct siw_mem *mem, u8 key)
 	u32 idx;
 	int ret;
 
-	if (atomic_inc_return(&sdev->num_mr) > SIW_MAX_MR) {
-		atomic_dec(&sdev->num_mr);
-		siw_dbg(sdev, "reg_mr: %d memory regions\n", SIW_MAX_MR);
-		return -ENOMEM;
-	}
+	ret = siw_obj_add(sdev, SIW_OBJ_MR);
+	if (ret)
+		return ret;
 	kref_init(&mem->ref);
 	mem->sdev = sdev;
 	ret = xa_alloc_cyclic(&sdev->mems, &idx, mem,
 			      XA_LIMIT(1, (1U << (32 - SIW_STAG_KEY_BITS)) - 1),
 			      &sdev->mem_next, GFP_KERNEL);
 	if (ret < 0) {
-		atomic_dec(&sdev->num_mr);
+		siw_obj_del(sdev, SIW_OBJ_MR);
 		return ret;
 	}
 	mem->stag = idx << SIW_STAG_KEY_BITS | key;

@@ -165,6 +165,7 @@ static bool siw_ring_take(struct siw_rqe *ring, u32 size, u32 *get,
 {
 	struct siw_rqe *slot = &ring[*get & (size - 1)];
 
+	/* The producer released the element's contents with VALID. */
 	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
 		return false;
 	memcpy(out, slot, sizeof(*out));
@@ -248,9 +249,11 @@ static void siw_qp_flush_queues(struct siw_qp *qp)
 		struct siw_sqe *slot = &qp->sq[qp->sq_get & (qp->sq_size - 1)];
 		struct siw_sqe w;
 
+		/* Take the producer's element, then give the slot back. */
 		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
 			break;
 		memcpy(&w, slot, sizeof(w));
+		/* The copy is read before the producer may reuse the slot. */
 		smp_store_release(&slot->flags, 0);
 		qp->sq_get++;
 		w.flags |= SIW_WQE_SIGNALLED;

@@ -517,6 +517,7 @@ void siw_tx_work(struct work_struct *work)
 			continue;
 
 		slot = &qp->sq[qp->sq_get & (qp->sq_size - 1)];
+		/* The producer released the element's contents with VALID. */
 		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID)) {
 			if (state == IB_QPS_SQD)
 				siw_cm_close(qp->cep, false);

@@ -124,6 +124,36 @@ int siw_query_pkey(struct ib_device *base, u32 port, u16 idx, u16 *pkey)
 	return 0;
 }
 
+static const struct {
+	const char	*name;
+	int		max;
+} siw_obj_limits[SIW_NUM_OBJ] = {
+	[SIW_OBJ_QP]	= { "QPs", SIW_MAX_QP },
+	[SIW_OBJ_CQ]	= { "CQs", SIW_MAX_CQ },
+	[SIW_OBJ_PD]	= { "PDs", SIW_MAX_PD },
+	[SIW_OBJ_MR]	= { "memory regions", SIW_MAX_MR },
+	[SIW_OBJ_SRQ]	= { "SRQs", SIW_MAX_SRQ },
+	[SIW_OBJ_CTX]	= { "user contexts", SIW_MAX_CONTEXT },
+};
+
+/**
+ * siw_obj_add() - count a new object against the device's limit
+ * @sdev: the device
+ * @kind: what it is
+ *
+ * Return: 0, or -ENOMEM (not counted) when the device has its limit of
+ * such objects; siw_obj_del() takes a counted one off.
+ */
+int siw_obj_add(struct siw_device *sdev, enum siw_obj kind)
+{
+	if (atomic_inc_return(&sdev->objs[kind]) <= siw_obj_limits[kind].max)
+		return 0;
+	atomic_dec(&sdev->objs[kind]);
+	siw_dbg(sdev, "already %d %s\n", siw_obj_limits[kind].max,
+		siw_obj_limits[kind].name);
+	return -ENOMEM;
+}
+
 /* ---- user contexts and mappings -------------------------------------- */
 
 int siw_alloc_ucontext(struct ib_ucontext *base, struct ib_udata *udata)
@@ -132,24 +162,20 @@ int siw_alloc_ucontext(struct ib_ucontext *base, struct ib_udata *udata)
 	struct siw_uresp_alloc_ctx resp = {};
 	int ret;
 
-	if (atomic_inc_return(&sdev->num_ctx) > SIW_MAX_CONTEXT) {
-		siw_dbg(sdev, "alloc_ucontext: %d contexts\n", SIW_MAX_CONTEXT);
-		ret = -ENOMEM;
-		goto err;
-	}
+	ret = siw_obj_add(sdev, SIW_OBJ_CTX);
+	if (ret)
+		return ret;
 	resp.dev_id = sdev->base.index;
 	ret = ib_copy_to_udata(udata, &resp,
 			       min_t(size_t, udata->outlen, sizeof(resp)));
-	if (!ret)
-		return 0;
-err:
-	atomic_dec(&sdev->num_ctx);
+	if (ret)
+		siw_obj_del(sdev, SIW_OBJ_CTX);
 	return ret;
 }
 
 void siw_dealloc_ucontext(struct ib_ucontext *base)
 {
-	atomic_dec(&to_siw_dev(base->device)->num_ctx);
+	siw_obj_del(to_siw_dev(base->device), SIW_OBJ_CTX);
 }
 
 /**
@@ -162,7 +188,7 @@ void siw_dealloc_ucontext(struct ib_ucontext *base)
  * Return: the zeroed ring, or NULL.
  */
 void *siw_ring_alloc(struct ib_udata *udata, size_t bytes,
-			    struct rdma_user_mmap_entry **entry, u64 *key)
+		     struct rdma_user_mmap_entry **entry, u64 *key)
 {
 	struct siw_ucontext *uc;
 	struct siw_mmap *m;
@@ -235,19 +261,12 @@ void siw_mmap_free(struct rdma_user_mmap_entry *entry)
 
 int siw_alloc_pd(struct ib_pd *base, struct ib_udata *udata)
 {
-	struct siw_device *sdev = to_siw_dev(base->device);
-
-	if (atomic_inc_return(&sdev->num_pd) > SIW_MAX_PD) {
-		atomic_dec(&sdev->num_pd);
-		siw_dbg(sdev, "alloc_pd: %d PDs\n", SIW_MAX_PD);
-		return -ENOMEM;
-	}
-	return 0;
+	return siw_obj_add(to_siw_dev(base->device), SIW_OBJ_PD);
 }
 
 int siw_dealloc_pd(struct ib_pd *base, struct ib_udata *udata)
 {
-	atomic_dec(&to_siw_dev(base->device)->num_pd);
+	siw_obj_del(to_siw_dev(base->device), SIW_OBJ_PD);
 	return 0;
 }
 
@@ -307,11 +326,9 @@ int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *init,
 	ret = siw_qp_check_init(sdev, init);
 	if (ret)
 		return ret;
-	if (atomic_inc_return(&sdev->num_qp) > SIW_MAX_QP) {
-		siw_dbg(sdev, "create_qp: %d QPs\n", SIW_MAX_QP);
-		ret = -ENOMEM;
-		goto err_count;
-	}
+	ret = siw_obj_add(sdev, SIW_OBJ_QP);
+	if (ret)
+		return ret;
 
 	qp->sdev = sdev;
 	kref_init(&qp->ref);
@@ -375,8 +392,7 @@ err_xa:
 err_rings:
 	siw_qp_free_rings(qp);
 	siw_dbg(sdev, "create_qp: %d\n", ret);
-err_count:
-	atomic_dec(&sdev->num_qp);
+	siw_obj_del(sdev, SIW_OBJ_QP);
 	return ret;
 }
 
@@ -477,7 +493,7 @@ int siw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	cancel_work_sync(&qp->tx_work);
 	cancel_work_sync(&qp->rx_work);
 	siw_qp_free_rings(qp);
-	atomic_dec(&sdev->num_qp);
+	siw_obj_del(sdev, SIW_OBJ_QP);
 	return 0;
 }
 
@@ -720,6 +736,7 @@ static int siw_post_rqes(struct siw_device *sdev, struct siw_qp *qp,
 			break;
 		}
 		*rqe = tmp;
+		/* The element is the consumer's once VALID shows. */
 		smp_store_release(&rqe->flags, SIW_WQE_VALID);
 		(*put)++;
 	}
@@ -762,11 +779,9 @@ int siw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 			init->srq_type, a->max_wr, a->max_sge, a->srq_limit);
 		return -EINVAL;
 	}
-	if (atomic_inc_return(&sdev->num_srq) > SIW_MAX_SRQ) {
-		siw_dbg(sdev, "create_srq: %d SRQs\n", SIW_MAX_SRQ);
-		ret = -ENOMEM;
-		goto err;
-	}
+	ret = siw_obj_add(sdev, SIW_OBJ_SRQ);
+	if (ret)
+		return ret;
 	spin_lock_init(&srq->lock);
 	srq->kernel = !udata;
 	srq->size = roundup_pow_of_two(a->max_wr);
@@ -792,7 +807,7 @@ int siw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	}
 	return 0;
 err:
-	atomic_dec(&sdev->num_srq);
+	siw_obj_del(sdev, SIW_OBJ_SRQ);
 	return ret;
 }
 
@@ -835,7 +850,7 @@ int siw_destroy_srq(struct ib_srq *base, struct ib_udata *udata)
 	struct siw_srq *srq = to_siw_srq(base);
 
 	siw_ring_free(srq->rq, srq->mmap);
-	atomic_dec(&to_siw_dev(base->device)->num_srq);
+	siw_obj_del(to_siw_dev(base->device), SIW_OBJ_SRQ);
 	return 0;
 }
 

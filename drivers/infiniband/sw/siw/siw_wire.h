@@ -23,6 +23,7 @@
 #ifndef SIW_WIRE_H
 #define SIW_WIRE_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /* ---- MPA connection set-up frames ---------------------------------------- */
@@ -108,7 +109,7 @@ struct siw_mpa_info {
 
 /* RDMAP control byte (RFC 5040 4.2): RDMAP Version, Reserved, Opcode */
 #define SIW_RDMAP_VER_MASK	0xc0
-#define SIW_RDMAP_VER		(1 << 6)
+#define SIW_RDMAP_VER		BIT(6)
 #define SIW_RDMAP_RSVD		0x30
 #define SIW_RDMAP_OP_MASK	0x0f
 
