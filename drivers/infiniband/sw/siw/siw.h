@@ -534,7 +534,7 @@ void siw_qp_put(struct siw_qp *qp);
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn);
 int siw_qp_start(struct siw_qp *qp, struct siw_cep *cep, struct socket *sock,
 		 const struct siw_conn_params *conn);
-void siw_qp_conn_lost(struct siw_qp *qp);
+void siw_qp_conn_lost(struct siw_qp *qp, bool error);
 void siw_qp_tx_kick(struct siw_qp *qp);
 void siw_qp_rx_kick(struct siw_qp *qp);
 void siw_qp_fatal(struct siw_qp *qp, const struct siw_term_info *term,

@@ -478,7 +478,7 @@ static void siw_cep_teardown(struct siw_cep *cep, bool reset)
 		siw_cep_detach(cep);
 	}
 	if (cep->bound)
-		siw_qp_conn_lost(cep->qp);
+		siw_qp_conn_lost(cep->qp, reset);
 	if (cep->qp) {
 		siw_qp_put(cep->qp);
 		cep->qp = NULL;

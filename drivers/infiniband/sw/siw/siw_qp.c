@@ -434,21 +434,23 @@ out:
 /**
  * siw_qp_conn_lost() - the connection is gone (closed, reset or aborted)
  * @qp: the QP
+ * @error: it was reset or aborted, not closed in order
  *
  * Detaches the socket, waiting for tx_work and rx_work, moves the QP to
- * ERR unless it already went back to RESET, and flushes its queues.  An
- * unexpected loss (the QP still in RTS) is reported as IB_EVENT_QP_FATAL.
+ * ERR unless it already went back to RESET, and flushes its queues.  A
+ * connection lost in error while the QP was still in RTS is reported as
+ * IB_EVENT_QP_FATAL; a peer's orderly close is not an error of the QP.
  *
  * Context: process context, called by the connection manager only; takes
  * state_lock.
  */
-void siw_qp_conn_lost(struct siw_qp *qp)
+void siw_qp_conn_lost(struct siw_qp *qp, bool error)
 {
 	bool fatal;
 
 	mutex_lock(&qp->state_lock);
 	siw_qp_detach(qp);
-	fatal = qp->state == IB_QPS_RTS;
+	fatal = error && qp->state == IB_QPS_RTS;
 	if (qp->state != IB_QPS_RESET) {
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 		siw_qp_flush_queues(qp);

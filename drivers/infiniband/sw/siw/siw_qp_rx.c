@@ -501,7 +501,9 @@ static int siw_rx_step(struct siw_qp *qp, struct socket *sock)
 	if (n == -EAGAIN)
 		return 0;
 	/* End of stream or a socket error: the connection manager acts. */
-	return n ? n : -ECONNRESET;
+	if (!n)
+		siw_qp_dbg(qp, "the peer closed its side of the stream\n");
+	return n ? n : -ESHUTDOWN;
 }
 
 /**
@@ -524,7 +526,7 @@ void siw_rx_work(struct work_struct *work)
 			return;
 		ret = siw_rx_step(qp, sock);
 		if (ret <= 0) {
-			if (ret < 0)
+			if (ret < 0 && ret != -ESHUTDOWN)
 				siw_qp_dbg(qp, "receive stopped: %d\n", ret);
 			return;
 		}
