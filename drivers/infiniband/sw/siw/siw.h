@@ -462,6 +462,8 @@ struct siw_cep;
  *	non-reentrance)
  * @rx_work: reads FPDUs
  * @cep: the connection, NULL when there is none (@state_lock)
+ * @setup_cep: the active connection being set up for the QP, until it
+ *	reaches RTS or fails (@state_lock): ERR aborts it
  * @sock: its socket from RTS until the connection goes (@state_lock;
  *	tx_work and rx_work run only while it is set, see siw_qp_detach())
  * @sq_mmap: the process's mapping of @sq
@@ -512,6 +514,7 @@ struct siw_qp {
 	struct work_struct	tx_work;
 	struct work_struct	rx_work;
 	struct siw_cep		*cep;
+	struct siw_cep		*setup_cep;
 	struct socket		*sock;
 	struct rdma_user_mmap_entry *sq_mmap;
 	struct rdma_user_mmap_entry *rq_mmap;
@@ -535,6 +538,7 @@ struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn);
 int siw_qp_start(struct siw_qp *qp, struct siw_cep *cep, struct socket *sock,
 		 const struct siw_conn_params *conn);
 void siw_qp_conn_lost(struct siw_qp *qp, bool error);
+int siw_qp_setup(struct siw_qp *qp, struct siw_cep *cep, bool done);
 void siw_qp_tx_kick(struct siw_qp *qp);
 void siw_qp_rx_kick(struct siw_qp *qp);
 void siw_qp_fatal(struct siw_qp *qp, const struct siw_term_info *term,

@@ -479,6 +479,8 @@ static void siw_cep_teardown(struct siw_cep *cep, bool reset)
 	}
 	if (cep->bound)
 		siw_qp_conn_lost(cep->qp, reset);
+	else if (cep->qp)
+		siw_qp_setup(cep->qp, cep, true);
 	if (cep->qp) {
 		siw_qp_put(cep->qp);
 		cep->qp = NULL;
@@ -1125,8 +1127,9 @@ int siw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->laddr = id->m_local_addr;
 	cep->raddr = id->m_remote_addr;
 	cep->qp = siw_qp_lookup(sdev, param->qpn);
-	if (!cep->qp) {
-		siw_dbg(sdev, "connect: no QP %u\n", param->qpn);
+	if (!cep->qp || siw_qp_setup(cep->qp, cep, false)) {
+		siw_dbg(sdev, "connect: no QP %u, or it is in ERR\n",
+			param->qpn);
 		rc = -EINVAL;
 		goto fail;
 	}

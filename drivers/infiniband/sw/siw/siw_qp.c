@@ -352,11 +352,15 @@ int siw_qp_set_state(struct siw_qp *qp, enum ib_qp_state new)
 		return 0;
 	case IB_QPS_ERR:
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
-		if (qp->cep)
+		if (qp->cep) {
 			/* The connection flushes once it is down. */
 			siw_cm_close(qp->cep, true);
-		else
-			siw_qp_flush_queues(qp);
+			return 0;
+		}
+		/* A connection being set up for the QP ends failed. */
+		if (qp->setup_cep)
+			siw_cm_close(qp->setup_cep, true);
+		siw_qp_flush_queues(qp);
 		return 0;
 	default:
 		break;
@@ -419,6 +423,7 @@ int siw_qp_start(struct siw_qp *qp, struct siw_cep *cep, struct socket *sock,
 			     conn->rtr == SIW_RTR_SEND_WRITE;
 
 	qp->cep = cep;
+	qp->setup_cep = NULL;
 	WRITE_ONCE(qp->state, IB_QPS_RTS);
 	WRITE_ONCE(qp->sock, sock);
 	siw_qp_dbg(qp, "RTS: CRC %s, ORD %u, IRD %u, RTR %d, FPDU payload %u\n",
@@ -427,6 +432,34 @@ int siw_qp_start(struct siw_qp *qp, struct siw_cep *cep, struct socket *sock,
 	queue_work(siw_wq, &qp->rx_work);
 	queue_work(siw_wq, &qp->tx_work);
 out:
+	mutex_unlock(&qp->state_lock);
+	return ret;
+}
+
+/**
+ * siw_qp_setup() - an active connection is being set up for the QP
+ * @qp: the QP
+ * @cep: the connection
+ * @done: @cep reached RTS or failed: forget it (if it is the QP's)
+ *
+ * Until then, moving the QP to ERR aborts it (siw_cm_close()).
+ *
+ * Context: process context; takes state_lock.
+ * Return: 0, or -EINVAL when the QP is already in ERR.
+ */
+int siw_qp_setup(struct siw_qp *qp, struct siw_cep *cep, bool done)
+{
+	int ret = 0;
+
+	mutex_lock(&qp->state_lock);
+	if (done) {
+		if (qp->setup_cep == cep)
+			qp->setup_cep = NULL;
+	} else if (qp->state == IB_QPS_ERR) {
+		ret = -EINVAL;
+	} else {
+		qp->setup_cep = cep;
+	}
 	mutex_unlock(&qp->state_lock);
 	return ret;
 }
