@@ -342,7 +342,11 @@ int siw_qp_set_state(struct siw_qp *qp, enum ib_qp_state new)
 			return 0;
 		break;
 	case IB_QPS_SQD:
-		if (cur == IB_QPS_SQD)
+		/*
+		 * A graceful disconnect of a connection already closing or
+		 * gone (librdmacm asks for SQD after the peer closed).
+		 */
+		if (cur == IB_QPS_SQD || cur == IB_QPS_ERR)
 			return 0;
 		if (cur != IB_QPS_RTS)
 			break;
