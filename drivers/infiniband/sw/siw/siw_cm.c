@@ -792,7 +792,11 @@ static void siw_passive_new(struct siw_cep *lcep, struct socket *sock)
 		return;
 	}
 	siw_cep_get(cep);
-	mutex_lock(&cep->mutex);
+	/*
+	 * The listener's mutex is held: the new endpoint's nests in it (a
+	 * new endpoint never takes its listener's).
+	 */
+	mutex_lock_nested(&cep->mutex, SINGLE_DEPTH_NESTING);
 	siw_cep_attach(cep, sock, false);
 	/* An accepted socket starts with the listener's sk_data_ready */
 	cep->saved_data_ready = lcep->saved_data_ready;
