@@ -143,10 +143,10 @@ static void siw_cep_timer(struct timer_list *t)
 	siw_cep_event(cep, SIW_EV_WAKE);
 }
 
-/* Start a step that must be over within SIW_CM_TIMEOUT_MS. */
-static void siw_cep_deadline(struct siw_cep *cep)
+/* Start a step that must be over within @ms milliseconds. */
+static void siw_cep_deadline(struct siw_cep *cep, unsigned int ms)
 {
-	cep->deadline = jiffies + msecs_to_jiffies(SIW_CM_TIMEOUT_MS);
+	cep->deadline = jiffies + msecs_to_jiffies(ms);
 	mod_timer(&cep->timer, cep->deadline);
 }
 
@@ -674,7 +674,7 @@ static void siw_passive_report(struct siw_cep *cep)
 		siw_cep_put(cep);
 	} else {
 		cep->state = SIW_CEP_ANSWER;
-		siw_cep_deadline(cep);
+		siw_cep_deadline(cep, SIW_CM_TIMEOUT_MS);
 		rc = -ENOTCONN;
 		spin_lock(&listen->lock);
 		id = listen->cm_id;
@@ -824,7 +824,7 @@ static void siw_passive_new(struct siw_cep *lcep, struct socket *sock)
 	}
 	tcp_sock_set_nodelay(sock->sk);
 	cep->state = SIW_CEP_MPA_REQ;
-	siw_cep_deadline(cep);
+	siw_cep_deadline(cep, SIW_CM_TIMEOUT_MS);
 	siw_cep_publish(cep);
 	/* Bytes that came before the callbacks were ours */
 	siw_cep_event(cep, SIW_EV_WAKE);
@@ -958,7 +958,7 @@ static void siw_active_connecting(struct siw_cep *cep)
 		return;
 	}
 	cep->state = SIW_CEP_MPA_REP;
-	siw_cep_deadline(cep);
+	siw_cep_deadline(cep, SIW_CM_TIMEOUT_MS);
 	siw_active_reply(cep);
 }
 
@@ -1032,7 +1032,7 @@ static void siw_cep_rts(struct siw_cep *cep, unsigned long ev)
 	else if (!(ev & BIT(SIW_EV_CLOSE)))
 		return;
 	cep->state = SIW_CEP_CLOSING;
-	siw_cep_deadline(cep);
+	siw_cep_deadline(cep, SIW_CM_CLOSE_MS);
 	siw_cep_closing(cep);
 }
 
@@ -1162,7 +1162,7 @@ int siw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto fail;
 	}
 	cep->state = SIW_CEP_CONNECTING;
-	siw_cep_deadline(cep);
+	siw_cep_deadline(cep, SIW_CM_TIMEOUT_MS);
 	rc = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr, alen,
 			    O_NONBLOCK);
 	if (rc && rc != -EINPROGRESS) {
@@ -1578,7 +1578,7 @@ int siw_destroy_listen(struct iw_cm_id *id)
  * siw_cm_close() - end a QP's connection
  * @cep: the QP's endpoint (qp->cep)
  * @abrupt: reset the connection; else shut our side down, wait (at most
- *	SIW_CM_TIMEOUT_MS) for the peer's FIN and for the QP to read all the
+ *	SIW_CM_CLOSE_MS) for the peer's FIN and for the QP to read all the
  *	peer sent, then release it
  *
  * The CM's work then calls siw_qp_conn_lost(), releases the socket and

@@ -33,9 +33,15 @@
 
 /*
  * How long each step may take: a TCP connect, the peer's MPA frame, the
- * ULP's answer to a request, a graceful close.
+ * ULP's answer to a request.
  */
 #define SIW_CM_TIMEOUT_MS	10000
+/*
+ * How long a graceful close waits for the peer's FIN (and for the QP to
+ * read what came before it) before it resets the connection: a peer that
+ * got a Terminate and stays silent holds nothing longer.
+ */
+#define SIW_CM_CLOSE_MS		2000
 /* How often a closing connection looks whether the QP has read all data */
 #define SIW_CM_DRAIN_POLL_MS	10
 

@@ -32,13 +32,21 @@ static int siw_rx_read(struct socket *sock, void *buf, size_t len)
 	return kernel_recvmsg(sock, &msg, &v, 1, len, MSG_DONTWAIT);
 }
 
+/*
+ * End the connection for a received FPDU, counted as a protection error
+ * (STag, rights, bounds), a CRC error (counted by the caller) or a bad
+ * header.
+ */
 static void siw_rx_bad(struct siw_qp *qp, u8 layer, u8 etype, u8 ecode)
 {
 	struct siw_term_info t = { layer, etype, ecode };
 
-	siw_count(qp->sdev, layer == SIW_TERM_RDMAP &&
-		  etype == SIW_ET_RDMAP_PROTECTION ? SIW_CNT_RX_PROTECTION :
-		  SIW_CNT_RX_BAD_HDR);
+	if ((layer == SIW_TERM_RDMAP && etype == SIW_ET_RDMAP_PROTECTION) ||
+	    (layer == SIW_TERM_DDP && etype == SIW_ET_DDP_TAGGED &&
+	     ecode != SIW_EC_DDP_T_VERSION))
+		siw_count(qp->sdev, SIW_CNT_RX_PROTECTION);
+	else if (layer != SIW_TERM_MPA || ecode != SIW_EC_MPA_CRC)
+		siw_count(qp->sdev, SIW_CNT_RX_BAD_HDR);
 	siw_qp_fatal(qp, &t, qp->rx.hdr, qp->rx.info.hdr_len ?: qp->rx.have);
 }
 
