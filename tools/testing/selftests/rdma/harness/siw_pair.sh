@@ -6,7 +6,7 @@
 # stack), unmodified rdma-core programs paired by uverbs_pair.sh, and the
 # host's checks of the wire capture with iwarp_pcap.py and tshark.
 # Sourced after lib.sh and uverbs_pair.sh by tests/harness_selftest_siw.sh
-# (stock <-> stock).
+# (stock <-> stock) and tests/siw_interop.sh (ours <-> stock).
 #
 # A test defines `cases`, which prints its runs, one "PROG FAMILY SERVER
 # PORT [MORE...]" line each, the same on both guests and the host phase:
