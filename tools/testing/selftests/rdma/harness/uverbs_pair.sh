@@ -52,6 +52,8 @@ PAIR_ON_LISTEN=
 PAIR_RETRY_IF=
 PAIR_RETRY=
 PORT1=/sys/class/infiniband/rxe0/ports/1
+# The device whose counters pair_cases shows.
+PAIR_DEV=${PAIR_DEV:-rxe0}
 # The GID index of each kind (v4, v6), once found.
 declare -A GIDX
 # rxe0's object counts before the runs (pair_setup).
@@ -354,8 +356,8 @@ pair_run() {
 
 # pair_cases LIST RUN: RUN N FIELDS... for each line LIST prints (its
 # fields, N counting from 0), with no standard input; then how long that
-# took, what the qdisc of $NETDEV saw and rxe0's counters (rdma statistic)
-# that are not 0, as diagnostics.
+# took, what the qdisc of $NETDEV saw and PAIR_DEV's (rxe0's) counters
+# (rdma statistic) that are not 0, as diagnostics.
 pair_cases() {
 	local n=0 line start
 	local -a c list
@@ -369,7 +371,7 @@ pair_cases() {
 	done
 	ktap_diag "$n runs in $((SECONDS - start)) s"
 	ktap_diag "$NETDEV: $(tc -s qdisc show dev "$NETDEV" | head -n 2 | paste -sd ' ' -)"
-	ktap_diag "rxe0 counters not 0: $(rdma statistic show link rxe0/1 2>&1 |
+	ktap_diag "$PAIR_DEV counters not 0: $(rdma statistic show link "$PAIR_DEV/1" 2>&1 |
 		awk '{ for (i = 3; i < NF; i += 2) if ($(i + 1) != "0") printf "%s=%s ", $i, $(i + 1) }')"
 }
 
