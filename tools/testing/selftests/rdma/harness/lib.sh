@@ -24,7 +24,7 @@
 #          rdma_link_add_siw [IBDEV]  (the same for siw, port ACTIVE; on a
 #          stock guest Linux's siw.ko from STAGE_STOCK is loaded first),
 #          rdma_res_counts DEV KIND..., check_rxe_no_objects [DEV],
-#          rxe_released_clean MARK DEV
+#          rxe_released_clean MARK DEV, siw_released_clean MARK DEV
 # Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
 #          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED),
 #          roce_count_is PCAP WANT DESC FILTER, iwarp_tshark PCAP ARGS...
@@ -553,6 +553,13 @@ print(" ".join("%s=%d" % (k, counts[k]) for k in kinds))' "$@"
 # freed DEV with no verbs object of it left (its dealloc_driver line).
 rxe_released_clean() {
 	kmsg_since "$1" | grep -q "rdma_rxe: $2 released, 0 verbs objects left"
+}
+
+# siw_released_clean MARK DEV: since the kernel log marker MARK, the
+# project's siw freed DEV with no QP, CQ, MR or PD of it left (its
+# dealloc_driver line).
+siw_released_clean() {
+	kmsg_since "$1" | grep -q "siw: $2 released, 0 QPs, 0 CQs, 0 MRs, 0 PDs left"
 }
 
 # check_rxe_no_objects [DEV=rxe0]: DEV holds no verbs object; DEV is gone
