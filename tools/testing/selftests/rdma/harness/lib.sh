@@ -141,9 +141,16 @@ retry_until() {
 	done
 }
 
+# _tcp_connect HOST PORT: one TCP connection to HOST:PORT, closed at once.
+# The limit only matters for a SYN nobody answers (a closed port resets at
+# once); it is generous because it counts from before bash starts: on a
+# host whose cores are all busy a TCG guest can take 2 s and more to start
+# it, and a connection made just before the kill is one a one-shot
+# listener (rdma_barrier) took: the next attempts find it gone, and the
+# guests lose step.
 _tcp_connect() {
 	# shellcheck disable=SC2016 # $0 and $1 are expanded by the inner bash
-	timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+	timeout 10 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
 }
 
 # wait_for_peer_tcp HOST PORT [TIMEOUT=30]: until HOST accepts on PORT.

@@ -12,7 +12,7 @@
 #   RP_DEV_BACK      the test's function that adds RP_DEV back
 #   RP_REMOVE_SECS   what "rdma link delete" may take under a connection
 #
-#   rp_barrier N [SECS]         both guests at barrier N
+#   rp_barrier N [SECS]         both guests at barrier N (a failure if not)
 #   rp_my FAM, rp_peer FAM      this guest's, the other's address: v4, v6
 #                               (fd00::N) or ll (link-local, needs
 #                               mac_to_ll from ulp_ud_echo.sh)
@@ -21,9 +21,11 @@
 #   rp_ulp_live                 the ULP (count=0) says its connection runs
 #   rp_remove_dev NAME          RP_DEV deleted under the ULP's connection
 
-# rp_barrier N [SECS=400]
+# rp_barrier N [SECS=400]: a failure when the other guest did not come
+# (the guests are out of step from then on).
 rp_barrier() {
-	rdma_barrier $((RP_SYNC + $1)) "$(scaled "${2:-400}")"
+	rdma_barrier $((RP_SYNC + $1)) "$(scaled "${2:-400}")" ||
+		ktap_fail "barrier $1: both guests there" "not within $(scaled "${2:-400}") s"
 }
 
 # The guests' addresses: v4, v6 (fd00::1 and fd00::2) and link-local.

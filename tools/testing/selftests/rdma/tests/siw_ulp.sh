@@ -130,6 +130,13 @@ siw_setup() {
 	fi
 }
 
+# lap WHAT: a diagnostic line, the seconds WHAT took since the last lap.
+LAP=$SECONDS
+lap() {
+	ktap_diag "$1: $((SECONDS - LAP)) s"
+	LAP=$SECONDS
+}
+
 # rp_siw_back: siw0 on $NETDEV again.
 rp_siw_back() {
 	ktap_check "rdma link add siw0 type siw netdev $NETDEV (again)" rdma_link_add_siw siw0
@@ -244,6 +251,7 @@ guest_a() {
 	kmsg_mark "$mark"
 	siw_setup || return
 	rp_barrier 0
+	lap "set-up"
 	# 1: our client, stock rping server.
 	while read -r f sz cnt; do
 		p=$((RP_PORT + n))
@@ -262,6 +270,7 @@ guest_a() {
 		rp_server_end "rc-$f-$sz"
 		n=$((n + 1))
 	done < <(rc_runs)
+	lap "phases 1 and 2"
 	# 3: refusals with private data, ours then b's.
 	rp_server_begin mode=server port="${REJECT_PORTS% *}" reject=1
 	rp_barrier 50			# b's ULP client tries
@@ -272,12 +281,14 @@ guest_a() {
 	rp_barrier 53
 	# 4: nobody listens.
 	rp_client noservice mode=client dest="$PEER_IP" port="$NOSERVICE_PORT" expect=noservice
+	lap "phases 3 and 4"
 	# 5: loopback, both ends on siw0.
 	n=0
 	while read -r end f; do
 		loop_run "$n" "$end" "$f"
 		n=$((n + 1))
 	done < <(loop_runs)
+	lap "phase 5"
 	# 6a: rdma link delete siw0 under our client.
 	rp_barrier 60			# b's rping -s listens
 	KTAP_MODULE_TIMEOUT=$(scaled 300) ktap_module_begin rdma_rping_ulp \
@@ -291,6 +302,7 @@ guest_a() {
 	rp_barrier 70			# b starts rping -c
 	rp_remove_dev server-removal
 	rp_barrier 71
+	lap "phase 6"
 	check_modules_unload
 	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 }
