@@ -115,7 +115,8 @@ wire_delay() {
 
 siw_setup() {
 	wire_delay off
-	# Before siw0, so that its wildcard listeners take it too.
+	# Before any listener: siw's wildcard listeners take the addresses
+	# the netdev has when they start.
 	ktap_check "ip -6 addr add $(rp_my v6)/64 dev $NETDEV" \
 		ip -6 addr add "$(rp_my v6)/64" dev "$NETDEV" nodad || return
 	ktap_check "rdma_link_add_siw siw0 (netdev $NETDEV)" rdma_link_add_siw siw0 || return
