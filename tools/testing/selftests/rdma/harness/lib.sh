@@ -24,7 +24,7 @@
 #          rdma_link_add_siw [IBDEV]  (the same for siw, port ACTIVE; on a
 #          stock guest Linux's siw.ko from STAGE_STOCK is loaded first),
 #          rdma_res_counts DEV KIND..., check_rxe_no_objects [DEV],
-#          rxe_released_clean MARK DEV
+#          rxe_released_clean MARK DEV, siw_released_clean MARK DEV
 # Host:    require_cmd CMD..., roce_tshark PCAP ARGS...,
 #          roce_flagged PCAP [FILTER] (with ROCE_FLAGGED),
 #          roce_count_is PCAP WANT DESC FILTER, iwarp_tshark PCAP ARGS...
@@ -141,9 +141,16 @@ retry_until() {
 	done
 }
 
+# _tcp_connect HOST PORT: one TCP connection to HOST:PORT, closed at once.
+# The limit only matters for a SYN nobody answers (a closed port resets at
+# once); it is generous because it counts from before bash starts: on a
+# host whose cores are all busy a TCG guest can take 2 s and more to start
+# it, and a connection made just before the kill is one a one-shot
+# listener (rdma_barrier) took: the next attempts find it gone, and the
+# guests lose step.
 _tcp_connect() {
 	# shellcheck disable=SC2016 # $0 and $1 are expanded by the inner bash
-	timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+	timeout 10 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
 }
 
 # wait_for_peer_tcp HOST PORT [TIMEOUT=30]: until HOST accepts on PORT.
@@ -553,6 +560,13 @@ print(" ".join("%s=%d" % (k, counts[k]) for k in kinds))' "$@"
 # freed DEV with no verbs object of it left (its dealloc_driver line).
 rxe_released_clean() {
 	kmsg_since "$1" | grep -q "rdma_rxe: $2 released, 0 verbs objects left"
+}
+
+# siw_released_clean MARK DEV: since the kernel log marker MARK, the
+# project's siw freed DEV with no QP, CQ, MR or PD of it left (its
+# dealloc_driver line).
+siw_released_clean() {
+	kmsg_since "$1" | grep -q "siw: $2 released, 0 QPs, 0 CQs, 0 MRs, 0 PDs left"
 }
 
 # check_rxe_no_objects [DEV=rxe0]: DEV holds no verbs object; DEV is gone

@@ -50,6 +50,8 @@ export ULP_UD_ECHO_LIB=1
 . "$(dirname "$0")/ulp_ud_echo.sh"
 # shellcheck source-path=SCRIPTDIR source=../harness/prog.sh
 . "$(dirname "$0")/../harness/prog.sh"
+# shellcheck source-path=SCRIPTDIR source=../harness/rping_ulp.sh
+. "$(dirname "$0")/../harness/rping_ulp.sh"
 
 RP_SYNC=19300		# barriers: RP_SYNC + N
 RP_PORT=7174		# rping's default; each run below gets its own
@@ -60,28 +62,9 @@ UD_SIZE=100
 RP_CM=/sys/class/infiniband/rxe0/ports/1	# ib_cm's counters
 RP_REMOVE_SECS=60	# rdma link delete under live connections
 RP_HUGE=100000000	# rping -C: more than a phase lasts
-
-# rp_barrier N [SECS=400]
-rp_barrier() {
-	rdma_barrier $((RP_SYNC + $1)) "$(scaled "${2:-400}")"
-}
-
-# The guests' addresses: v4, v6 (fd00::1 and fd00::2) and link-local.
-rp_my() {
-	case $1 in
-	v4) echo "$MY_IP" ;;
-	v6) echo "fd00::${MY_IP##*.}" ;;
-	ll) echo "$(mac_to_ll "$MY_MAC")%$NETDEV" ;;
-	esac
-}
-
-rp_peer() {
-	case $1 in
-	v4) echo "$PEER_IP" ;;
-	v6) echo "fd00::${PEER_IP##*.}" ;;
-	ll) echo "$(mac_to_ll "$PEER_MAC")%$NETDEV" ;;
-	esac
-}
+RP_DEV=rxe0		# what rp_remove_dev deletes, checks and adds back
+RP_DEV_RELEASED=rxe_released_clean
+RP_DEV_BACK=rp_rxe_back
 
 rp_setup() {
 	setup || return
@@ -102,34 +85,6 @@ rp_setup() {
 	fi
 }
 
-# rp_client NAME PARAM=VALUE...: a client run of the ULP, its log kept.
-rp_client() {
-	local name=$1
-
-	shift
-	KTAP_MODULE_TIMEOUT=${RP_TIMEOUT:-$(scaled 300)} \
-		run_ktap_module rdma_rping_ulp "$@"
-	cp "$RESULTS/rdma_rping_ulp.dmesg" "$RESULTS/ulp-client-$name.dmesg"
-}
-
-# rp_server_begin PARAM=VALUE...: load the ULP as a server, until it
-# listens; rp_server_end NAME then waits for its report.
-rp_server_begin() {
-	KTAP_MODULE_TIMEOUT=$(scaled 300) ktap_module_begin rdma_rping_ulp \
-		wait="$(scaled 240)" "$@" || return
-	retry_until 30 rp_ulp_listening ||
-		ktap_diag "the ULP server did not say it listens"
-}
-
-rp_ulp_listening() {
-	kmsg_since "$_KTAP_MOD_MARK" | grep -q 'ok 1 listen'
-}
-
-rp_server_end() {
-	ktap_module_end rdma_rping_ulp
-	cp "$RESULTS/rdma_rping_ulp.dmesg" "$RESULTS/ulp-server-$1.dmesg"
-}
-
 # The RC runs of phases 1 and 2: address family, size, iterations.
 rc_runs() {
 	echo "v4 64 $RP_COUNT"
@@ -147,52 +102,6 @@ rp_rxe_back() {
 	else
 		ktap_fail "rxe0 has its IPv4 GID again" "$(cat /sys/class/infiniband/rxe0/ports/1/gids/* | grep -v '^0000:0000:0000:0000:0000:0000:0000:0000' | tr '\n' ' ')"
 	fi
-}
-
-# The ULP (count=0) said its connection is running.
-rp_ulp_live() {
-	kmsg_since "$_KTAP_MOD_MARK" | grep -q 'rdma_rping_ulp: connection [0-9]* live'
-}
-
-# rp_remove_rxe NAME: the ULP that ktap_module_begin loaded with count=0
-# expect=removal runs a connection; rxe0 is deleted under it, in
-# RP_REMOVE_SECS at most.  Then the ULP's report (its DEVICE_REMOVAL
-# results, the log kept as ulp-NAME.dmesg), rxe0 gone with no verbs object
-# left, and rxe0 back.
-rp_remove_rxe() {
-	local name=$1 mark t
-
-	if retry_until 60 rp_ulp_live; then
-		ktap_ok "$name: connection live"
-	else
-		ktap_fail "$name: connection live" \
-			"$(kmsg_since "$_KTAP_MOD_MARK" | tail -n 3 | tr '\n' ' ')"
-	fi
-	mark="remove rxe0 $name $$.$RANDOM"
-	kmsg_mark "$mark"
-	t=$SECONDS
-	if _bg_timeout "$RP_REMOVE_SECS" rdma link delete rxe0; then
-		ktap_ok "$name: rdma link delete rxe0 returned in $((SECONDS - t)) s"
-	else
-		ktap_fail "$name: rdma link delete rxe0 returned in $(scaled "$RP_REMOVE_SECS") s" \
-			"$(kmsg_since "$mark" | tail -n 3 | tr '\n' ' ')"
-	fi
-	ktap_module_end rdma_rping_ulp
-	cp "$RESULTS/rdma_rping_ulp.dmesg" "$RESULTS/ulp-$name.dmesg"
-	if retry_until 30 rxe_released_clean "$mark" rxe0; then
-		ktap_ok "$name: rxe0 freed with 0 verbs objects left"
-	else
-		ktap_fail "$name: rxe0 freed with 0 verbs objects left" \
-			"$(kmsg_since "$mark" | grep 'rdma_rxe:.*released' | tail -n 1)"
-	fi
-	if [ -e /sys/class/infiniband/rxe0 ] ||
-		{ rdma res show; rdma res show cm_id; } 2>&1 | grep -q rxe0; then
-		ktap_fail "$name: rdma res show lists nothing of rxe0" \
-			"$({ rdma res show; rdma res show cm_id; } 2>&1 | tr '\n' ' ')"
-	else
-		ktap_ok "$name: rdma res show lists nothing of rxe0"
-	fi
-	rp_rxe_back
 }
 
 # rp_drop_dreq: a's first CM DREQ is dropped at $NETDEV's egress: UDP
@@ -278,12 +187,12 @@ guest_a() {
 	rp_barrier 80			# b's rxe0 is back, its rping -s listens
 	KTAP_MODULE_TIMEOUT=$(scaled 300) ktap_module_begin rdma_rping_ulp \
 		mode=client dest="$PEER_IP" port=7993 count=0 expect=removal &&
-		rp_remove_rxe client-removal
+		rp_remove_dev client-removal
 	rp_barrier 81
 	# 7b: and under our server and its listener.
 	rp_server_begin mode=server src="$MY_IP" port=7994 count=0 expect=removal
 	rp_barrier 82			# b starts rping -c
-	rp_remove_rxe server-removal
+	rp_remove_dev server-removal
 	rp_barrier 83
 	# 8: the first DREQ is lost, its resend is answered.
 	rp_barrier 90			# b's rping -s listens

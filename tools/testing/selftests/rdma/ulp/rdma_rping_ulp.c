@@ -35,14 +35,22 @@
  * The clients' expect= says how the attempt must end: connect, reject
  * (RC: REJECTED with status 28 and the server's private data; UD: SIDR
  * status 2), noservice (RC: REJECTED, status 8; UD: UNREACHABLE with SIDR
- * status 1) or unreachable (UNREACHABLE).  expect=removal (RC, clients
+ * status 1) or unreachable (UNREACHABLE).  On iWARP (RC only) both
+ * refusals are REJECTED with -ECONNREFUSED: reject with the server's
+ * private data (an MPA reply with R set), noservice with none (a TCP
+ * reset).  @rej_status, when not 0, is the status a reject must come
+ * with instead; rdma_consumer_reject_data() gives the private data only
+ * for the transport's own consumer reject status (28, -ECONNREFUSED),
+ * otherwise it is taken from the event.  expect=removal (RC, clients
  * and servers) wants the connection's device to go under it: after at
- * least one iteration DEVICE_REMOVAL comes, the connection's QP, MR, CQ
- * and PD are freed and its ID destroyed last (the device's removal waits
- * for the ID); a server's listener, bound to its device by @src, must get
- * DEVICE_REMOVAL too and is destroyed.  count=0 (RC) runs the iterations
- * until the connection ends, as "rping -C 0" does; a connection that
- * does so says "live" in the kernel log after RP_LIVE_ITERS iterations.
+ * least one iteration DEVICE_REMOVAL comes (DISCONNECTED may come first:
+ * siw resets its connections when their netdev goes), the connection's
+ * QP, MR, CQ and PD are freed and its ID destroyed last (the device's
+ * removal waits for the ID); a server's listener, bound to its device by
+ * @src, must get DEVICE_REMOVAL too and is destroyed.  count=0 (RC) runs
+ * the iterations until the connection ends, as "rping -C 0" does; a
+ * connection that does so says "live" in the kernel log after
+ * RP_LIVE_ITERS iterations.
  *
  * Results are printed as KTAP: one line per connection (servers: and one
  * for the listener, and with expect=removal one for its DEVICE_REMOVAL).
@@ -103,6 +111,9 @@ MODULE_PARM_DESC(expect, "clients: connect, reject, noservice, unreachable or re
 static bool reject;
 module_param(reject, bool, 0444);
 MODULE_PARM_DESC(reject, "servers: refuse every request");
+static int rej_status;
+module_param(rej_status, int, 0444);
+MODULE_PARM_DESC(rej_status, "clients, expect=reject: the REJECTED status wanted (0: 28, on iWARP -ECONNREFUSED)");
 static uint wait = 120;
 module_param(wait, uint, 0444);
 MODULE_PARM_DESC(wait, "seconds a server serves, or a client waits for the CM");
@@ -137,7 +148,9 @@ struct rp_conn {
 	unsigned long		events;		/* BIT(rdma_cm_event_type) seen */
 	int			status;		/* of the last event with one */
 	int			rej_status;
+	u8			rej_data_len;
 	bool			rej_data_ok;
+	bool			rej_consumer;	/* data from rdma_consumer_reject_data() */
 	u32			remote_qpn;
 	u32			remote_qkey;
 	atomic_t		nrecv;
@@ -150,6 +163,7 @@ struct rp_conn {
 	u32			msg_len;
 	unsigned int		iters;		/* RC: rping iterations done */
 	unsigned long		removed_at;	/* jiffies of DEVICE_REMOVAL */
+	bool			closed_first;	/* DISCONNECTED before it */
 	struct ib_wc		first_wc;	/* UD server: for the reply AH */
 	unsigned int		first_slot;
 	unsigned int		idx;		/* server: result slot */
@@ -189,12 +203,17 @@ static bool rp_seen(struct rp_conn *c, unsigned long mask)
 			 BIT(RDMA_CM_EVENT_UNREACHABLE) |		\
 			 BIT(RDMA_CM_EVENT_CONNECT_ERROR))
 
-/* Wait for one of the events of @mask: 0, -ETIMEDOUT or -EINTR (rmmod). */
+/*
+ * Wait for one of the events of @mask: 0, -ETIMEDOUT or -EINTR (rmmod).
+ * The waits of @wait seconds may be longer than the hung task detector
+ * allows (120 s): they sleep idle, as rp_server()'s.
+ */
 static int rp_wait_event(struct rp_conn *c, unsigned long mask,
 			 unsigned int secs)
 {
-	wait_event_timeout(rp_waitq, rp_seen(c, mask) || READ_ONCE(rp_stop),
-			   secs * HZ);
+	wait_event_idle_timeout(rp_waitq,
+				rp_seen(c, mask) || READ_ONCE(rp_stop),
+				secs * HZ);
 	if (rp_seen(c, mask))
 		return 0;
 	return READ_ONCE(rp_stop) ? -EINTR : -ETIMEDOUT;
@@ -644,6 +663,12 @@ static void rp_rejected(struct rp_conn *c, struct rdma_cm_event *ev)
 
 	c->rej_status = ev->status;
 	data = rdma_consumer_reject_data(c->id, ev, &len);
+	c->rej_consumer = data;
+	if (!data) {
+		data = ev->param.conn.private_data;
+		len = data ? ev->param.conn.private_data_len : 0;
+	}
+	c->rej_data_len = len;
 	c->rej_data_ok = data && len >= sizeof(RP_REJECT_DATA) &&
 			 !memcmp(data, RP_REJECT_DATA, sizeof(RP_REJECT_DATA));
 }
@@ -665,6 +690,7 @@ static int rp_conn_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 * ID last; the removal waits for that.
 		 */
 		WRITE_ONCE(c->removed_at, jiffies);
+		c->closed_first = rp_seen(c, BIT(RDMA_CM_EVENT_DISCONNECTED));
 		/* The time before the bit the connection's thread waits for. */
 		smp_mb__before_atomic();
 	}
@@ -686,10 +712,15 @@ static void rp_iter_done(struct rp_conn *c, unsigned int n)
 /*
  * expect=removal: NULL when the connection ended by DEVICE_REMOVAL.  @why
  * is how its iterations ended: kept when that was not the removal (bad
- * data, say).
+ * data, say).  A provider may end the connection first: siw resets its
+ * connections when their netdev goes (DISCONNECTED), then the device
+ * goes.  The ID is still ours, so its DEVICE_REMOVAL is waited for.
  */
 static const char *rp_check_removal(struct rp_conn *c, const char *why)
 {
+	if (rp_seen(c, BIT(RDMA_CM_EVENT_DISCONNECTED)))
+		rp_wait_event(c, BIT(RDMA_CM_EVENT_DEVICE_REMOVAL),
+			      2 * RP_IO_SECS);
 	if (!rp_seen(c, BIT(RDMA_CM_EVENT_DEVICE_REMOVAL)))
 		return why ?: "no DEVICE_REMOVAL";
 	if (!c->iters)
@@ -857,6 +888,7 @@ static void rp_conn_work(struct work_struct *work)
 	struct sockaddr *peer = (struct sockaddr *)&c->id->route.addr.dst_addr;
 	unsigned int idx = c->idx, iters = 0;
 	unsigned long start = jiffies, removed_at;
+	bool closed_first;
 	const char *why;
 	char who[64];
 
@@ -876,14 +908,16 @@ static void rp_conn_work(struct work_struct *work)
 			rdma_disconnect(c->id);
 	}
 	removed_at = READ_ONCE(c->removed_at);
+	closed_first = c->closed_first;
 	rp_conn_free(c, false);
 	if (why)
 		rp_result(idx, false, "connection %u from %s # %s (%u iterations)",
 			  idx + 1, who, why, iters);
 	else if (rp_removal)
 		rp_result(idx, true,
-			  "connection %u from %s: DEVICE_REMOVAL after %u rping iterations, QP, CQ, PD and ID freed in %u ms",
-			  idx + 1, who, iters,
+			  "connection %u from %s: DEVICE_REMOVAL%s after %u rping iterations, QP, CQ, PD and ID freed in %u ms",
+			  idx + 1, who,
+			  closed_first ? " (after DISCONNECTED)" : "", iters,
 			  jiffies_to_msecs(jiffies - removed_at));
 	else if (rp_ud)
 		rp_result(idx, true, "connection %u from %s: %u datagrams of %u bytes answered",
@@ -1016,18 +1050,19 @@ static void rp_server(void)
 	}
 	pr_info("ok 1 listen on %pISpc (%s)\n", &addr, mode);
 	if (reject) {
-		wait_event_timeout(rp_waitq,
-				   atomic_read(&rp_nrejected) >= conns ||
-				   READ_ONCE(rp_stop) ||
-				   READ_ONCE(rp_listen_removed), wait * HZ);
+		wait_event_idle_timeout(rp_waitq,
+					atomic_read(&rp_nrejected) >= conns ||
+					READ_ONCE(rp_stop) ||
+					READ_ONCE(rp_listen_removed),
+					wait * HZ);
 		pr_info("%sok 2 rejected %d requests with private data\n",
 			atomic_read(&rp_nrejected) >= conns ? "" : "not ",
 			atomic_read(&rp_nrejected));
 		goto out;
 	}
-	wait_event_timeout(rp_waitq, atomic_read(&rp_finished) >= conns ||
-			   READ_ONCE(rp_stop) || READ_ONCE(rp_listen_removed),
-			   wait * HZ);
+	wait_event_idle_timeout(rp_waitq, atomic_read(&rp_finished) >= conns ||
+				READ_ONCE(rp_stop) ||
+				READ_ONCE(rp_listen_removed), wait * HZ);
 	/* The device goes: its connections end too, let them report. */
 	if (READ_ONCE(rp_listen_removed))
 		wait_event_timeout(rp_waitq, rp_all_finished() ||
@@ -1151,6 +1186,30 @@ static const char *rp_udping(struct rp_conn *c)
 	return NULL;
 }
 
+/*
+ * iWARP: a refused attempt is REJECTED with -ECONNREFUSED (rdma_cm's
+ * mapping of the provider's CONNECT_REPLY status), with the server's
+ * private data from rdma_consumer_reject_data() for a reject (or with
+ * @rej_status and the data in the event), with none for a reset.
+ */
+static const char *rp_check_iw_refusal(struct rp_conn *c, bool rejected)
+{
+	if (!rejected)
+		return "not REJECTED";
+	if (!strcmp(expect, "reject")) {
+		if (c->rej_status != (rej_status ?: -ECONNREFUSED))
+			return "REJECTED with another status";
+		if (!c->rej_data_ok)
+			return "REJECTED without the server's private data";
+		if (!rej_status && !c->rej_consumer)
+			return "private data not through rdma_consumer_reject_data()";
+		return NULL;
+	}
+	if (c->rej_status != -ECONNREFUSED)
+		return "not REJECTED with -ECONNREFUSED";
+	return c->rej_data_len ? "REJECTED with private data" : NULL;
+}
+
 /* How a refused attempt ended, against expect=: NULL when as expected. */
 static const char *rp_check_refusal(struct rp_conn *c)
 {
@@ -1166,9 +1225,12 @@ static const char *rp_check_refusal(struct rp_conn *c)
 		return unreachable && c->status == want ? NULL :
 		       "not UNREACHABLE with the SIDR status expected";
 	}
+	if (rdma_protocol_iwarp(c->id->device, c->id->port_num))
+		return rp_check_iw_refusal(c, rejected);
 	if (!strcmp(expect, "reject"))
-		return rejected && c->rej_status == IB_CM_REJ_CONSUMER_DEFINED &&
-		       c->rej_data_ok ? NULL :
+		return rejected &&
+		       c->rej_status == (rej_status ?: IB_CM_REJ_CONSUMER_DEFINED) &&
+		       c->rej_data_ok && (rej_status || c->rej_consumer) ? NULL :
 		       "not REJECTED (28) with the server's private data";
 	return rejected && c->rej_status == IB_CM_REJ_INVALID_SERVICE_ID ?
 	       NULL : "not REJECTED with invalid service ID (8)";
@@ -1270,11 +1332,13 @@ static void rp_client_conn(unsigned int n, struct sockaddr *dst,
 		why = "DISCONNECTED with an error";
 report:
 	if (why)
-		pr_info("not ok %u connection %u # %s (%d; events %#lx, status %d, completion error %d)\n",
-			n, n, why, ret, c->events, c->status, c->wc_err);
+		pr_info("not ok %u connection %u # %s (%d; events %#lx, status %d, completion error %d, %u bytes of private data)\n",
+			n, n, why, ret, c->events, c->status, c->wc_err,
+			c->rej_data_len);
 	else if (!connect)
-		pr_info("ok %u connection %u: %s to %pISpc (status %d) after %u ms\n",
-			n, n, expect, dst, c->status,
+		pr_info("ok %u connection %u: %s to %pISpc (status %d, %u bytes of private data%s) after %u ms\n",
+			n, n, expect, dst, c->status, c->rej_data_len,
+			c->rej_consumer ? " from rdma_consumer_reject_data()" : "",
 			jiffies_to_msecs(jiffies - start));
 	else if (rp_ud)
 		pr_info("ok %u connection %u: %u datagrams to %pISpc answered by QP %#x in %u ms\n",
@@ -1286,12 +1350,14 @@ report:
 			jiffies_to_msecs(disc));
 	if (!why && rp_removal) {
 		unsigned long removed_at = READ_ONCE(c->removed_at);
+		bool closed_first = c->closed_first;
 		unsigned int iters = c->iters;
 
 		/* Reported once everything is freed, the ID last. */
 		rp_conn_free(c, false);
-		pr_info("ok %u connection %u: DEVICE_REMOVAL after %u rping iterations with %pISpc, QP, MR, CQ, PD and ID freed in %u ms\n",
-			n, n, iters, dst, jiffies_to_msecs(jiffies - removed_at));
+		pr_info("ok %u connection %u: DEVICE_REMOVAL%s after %u rping iterations with %pISpc, QP, MR, CQ, PD and ID freed in %u ms\n",
+			n, n, closed_first ? " (after DISCONNECTED)" : "",
+			iters, dst, jiffies_to_msecs(jiffies - removed_at));
 		return;
 	}
 out:
