@@ -138,12 +138,20 @@ int cma_qp_modify(struct rdma_id_private *p, enum ib_qp_state state,
 	return ib_modify_qp(p->id.qp, &attr, mask);
 }
 
-/*
- * A connection's QP through INIT (again, with what the IB CM now knows),
- * RTR and RTS.  @param: the accepting side's resources, or NULL.
+/**
+ * cma_qp_connect() - bring the QP of a connecting ID up to a state
+ * @p: the ID (its qp_mutex is taken here); nothing is done without a QP
+ * @param: the accepting side's resources, or NULL
+ * @last: IB_QPS_RTS for IB, whose CM ends the exchange with the QP able to
+ *	send; IB_QPS_RTR for iWARP, whose provider takes it to RTS itself
+ *
+ * The QP goes through INIT again (with what the CM knows now), then RTR,
+ * then RTS if @last says so.
+ *
+ * Return: 0 or the first error of cma_qp_modify().
  */
-static int cma_qp_connect(struct rdma_id_private *p,
-			  const struct rdma_conn_param *param)
+int cma_qp_connect(struct rdma_id_private *p,
+		   const struct rdma_conn_param *param, enum ib_qp_state last)
 {
 	int ret = 0;
 
@@ -152,7 +160,7 @@ static int cma_qp_connect(struct rdma_id_private *p,
 		ret = cma_qp_modify(p, IB_QPS_INIT, NULL);
 		if (!ret)
 			ret = cma_qp_modify(p, IB_QPS_RTR, param);
-		if (!ret)
+		if (!ret && last == IB_QPS_RTS)
 			ret = cma_qp_modify(p, IB_QPS_RTS, param);
 	}
 	mutex_unlock(&p->qp_mutex);
@@ -432,7 +440,7 @@ EXPORT_SYMBOL(rdma_connect_ece);
 /* REP received with a QP: connect it and send the RTU. */
 static int cma_rep_recv(struct rdma_id_private *p)
 {
-	int ret = cma_qp_connect(p, NULL);
+	int ret = cma_qp_connect(p, NULL, IB_QPS_RTS);
 
 	if (!ret)
 		ret = ib_send_cm_rtu(p->cm_id, NULL, 0);
@@ -650,7 +658,7 @@ static int cma_send_rep(struct rdma_id_private *p,
 		.srq = p->srq,
 		.ece = p->ece,
 	};
-	int ret = cma_qp_connect(p, param);
+	int ret = cma_qp_connect(p, param, IB_QPS_RTS);
 
 	return ret ?: ib_send_cm_rep(p->cm_id, &rep);
 }

@@ -84,15 +84,8 @@ static void cma_iw_conn_param(struct iw_cm_conn_param *iwp,
 static int cma_iw_qp_ready(struct rdma_id_private *p,
 			   const struct rdma_conn_param *param)
 {
-	int ret = 0;
+	int ret = cma_qp_connect(p, param, IB_QPS_RTR);
 
-	mutex_lock(&p->qp_mutex);
-	if (p->id.qp) {
-		ret = cma_qp_modify(p, IB_QPS_INIT, NULL);
-		if (!ret)
-			ret = cma_qp_modify(p, IB_QPS_RTR, param);
-	}
-	mutex_unlock(&p->qp_mutex);
 	if (ret)
 		dev_dbg(&p->id.device->dev, "rdma_cm: QP for %pISpc not ready: %d\n",
 			cma_dst(p), ret);

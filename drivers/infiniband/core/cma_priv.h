@@ -285,6 +285,8 @@ int cma_ib_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev);
 void cma_qp_to_err(struct rdma_id_private *p);
 int cma_qp_modify(struct rdma_id_private *p, enum ib_qp_state state,
 		  const struct rdma_conn_param *param);
+int cma_qp_connect(struct rdma_id_private *p,
+		   const struct rdma_conn_param *param, enum ib_qp_state last);
 
 /* cma_req.c */
 int cma_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev);
