@@ -75,6 +75,12 @@ int siw_query_port(struct ib_device *base, u32 port,
 	/* The core zeroed @attr. */
 	ret = ib_get_eth_speed(base, port, &attr->active_speed,
 			       &attr->active_width);
+	if (ret) {
+		/* The netdev is going (see siw_netdev_event()): say the least. */
+		siw_dbg(to_siw_dev(base), "no link speed (%d): SDR 1X\n", ret);
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
 	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
 	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
 				IB_PORT_PHYS_STATE_DISABLED;
@@ -85,7 +91,7 @@ int siw_query_port(struct ib_device *base, u32 port,
 	attr->max_msg_sz = 0x7fffffff;
 	attr->max_vl_num = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
-	return ret;
+	return 0;
 }
 
 int siw_get_port_immutable(struct ib_device *base, u32 port,
@@ -402,9 +408,14 @@ int siw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	struct siw_qp *qp = to_siw_qp(base);
 	int ret = 0;
 
+	/*
+	 * iWARP has no RNR NAK (a SEND that finds no receive ends the
+	 * connection, RFC 5041 7.3): IB_QP_MIN_RNR_TIMER, which ULPs
+	 * written for IB set on every device, is accepted and sets nothing.
+	 */
 	if (mask & ~(IB_QP_STATE | IB_QP_CUR_STATE | IB_QP_ACCESS_FLAGS |
 		     IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC |
-		     IB_QP_PORT | IB_QP_PKEY_INDEX)) {
+		     IB_QP_PORT | IB_QP_PKEY_INDEX | IB_QP_MIN_RNR_TIMER)) {
 		siw_qp_dbg(qp, "modify_qp: attributes %#x not for iWARP\n",
 			   mask);
 		return -EOPNOTSUPP;
