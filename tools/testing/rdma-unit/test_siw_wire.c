@@ -1259,6 +1259,47 @@ UNIT_TEST(siw_wire, term_ctrl_layout)
 	EXPECT_EQ(SIW_TERM_HDR_RDMAP, 0x2000);
 }
 
+/*
+ * Which reasons are about a tagged buffer the peer named (an access error
+ * for the QP's owner) and which about the stream itself.
+ */
+UNIT_TEST(siw_wire, term_protection)
+{
+	static const struct {
+		struct siw_term_info t;
+		bool want;
+	} cases[] = {
+		{ { SIW_TERM_RDMAP, SIW_ET_RDMAP_PROTECTION,
+		    SIW_EC_RDMAP_INVALID_STAG }, true },
+		{ { SIW_TERM_RDMAP, SIW_ET_RDMAP_PROTECTION,
+		    SIW_EC_RDMAP_BOUNDS }, true },
+		{ { SIW_TERM_RDMAP, SIW_ET_RDMAP_OPERATION,
+		    SIW_EC_RDMAP_OPCODE }, false },
+		{ { SIW_TERM_RDMAP, SIW_ET_RDMAP_CATASTROPHIC, 0 }, false },
+		{ { SIW_TERM_DDP, SIW_ET_DDP_TAGGED,
+		    SIW_EC_DDP_T_INVALID_STAG }, true },
+		{ { SIW_TERM_DDP, SIW_ET_DDP_TAGGED, SIW_EC_DDP_T_BOUNDS },
+		  true },
+		{ { SIW_TERM_DDP, SIW_ET_DDP_TAGGED, SIW_EC_DDP_T_TO_WRAP },
+		  true },
+		/* a bad version is the stream's fault, tagged or not */
+		{ { SIW_TERM_DDP, SIW_ET_DDP_TAGGED, SIW_EC_DDP_T_VERSION },
+		  false },
+		{ { SIW_TERM_DDP, SIW_ET_DDP_UNTAGGED, SIW_EC_DDP_U_QN },
+		  false },
+		{ { SIW_TERM_DDP, SIW_ET_DDP_UNTAGGED,
+		    SIW_EC_DDP_U_NO_BUFFER }, false },
+		/* MPA's type 0 has the number RDMAP's protection type has not */
+		{ { SIW_TERM_MPA, 1, SIW_EC_MPA_CRC }, false },
+		{ { SIW_TERM_MPA, 0, SIW_EC_MPA_CRC }, false },
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(cases); k++)
+		if (!EXPECT_EQ(siw_term_protection(&cases[k].t), cases[k].want))
+			printf("    # case %u\n", k);
+}
+
 /* A Terminate whose ULPDU has no room for its 4-byte control word */
 UNIT_TEST(siw_wire, hdr_check_terminate_without_control_word)
 {

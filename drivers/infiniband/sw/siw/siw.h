@@ -328,8 +328,9 @@ struct siw_conn_params {
 	enum siw_rtr	rtr;
 };
 
-/* A peer's READ request waiting for its response. */
+/* A peer's READ request waiting for its response; @msn: its MSN. */
 struct siw_read_resp {
+	u32	msn;
 	u32	sink_stag;
 	u64	sink_to;
 	u32	size;

@@ -967,7 +967,9 @@ static void siw_active_connecting(struct siw_cep *cep)
 /*
  * CLOSING: our FIN goes once the peer's data is read (if the peer closed
  * first); the teardown comes when the peer has closed too and the QP has
- * read everything, or the deadline passed (then with a reset).
+ * read everything, or the deadline passed (then with a reset).  A QP in
+ * ERR reads nothing more (after a Terminate, say): what is left unread is
+ * dropped with the socket.
  */
 static void siw_cep_closing(struct siw_cep *cep)
 {
@@ -985,7 +987,8 @@ static void siw_cep_closing(struct siw_cep *cep)
 	}
 	peer_fin = (1 << st) & (TCPF_CLOSE_WAIT | TCPF_LAST_ACK |
 				TCPF_CLOSING | TCPF_TIME_WAIT | TCPF_CLOSE);
-	drained = !peer_fin || !siw_cep_unread(sk);
+	drained = !peer_fin || READ_ONCE(cep->qp->state) == IB_QPS_ERR ||
+		  !siw_cep_unread(sk);
 	if (drained && !cep->fin_sent) {
 		rc = kernel_sock_shutdown(cep->sock, SHUT_WR);
 		if (rc)

@@ -548,8 +548,7 @@ void siw_qp_fatal(struct siw_qp *qp, const struct siw_term_info *term,
 	spin_unlock_bh(&qp->orq_lock);
 
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	siw_qp_event(qp, term->layer == SIW_TERM_RDMAP &&
-		     term->etype == SIW_ET_RDMAP_PROTECTION ?
+	siw_qp_event(qp, siw_term_protection(term) ?
 		     IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_FATAL);
 	queue_work(siw_wq, &qp->tx_work);
 }

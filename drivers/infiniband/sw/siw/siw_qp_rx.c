@@ -41,9 +41,7 @@ static void siw_rx_bad(struct siw_qp *qp, u8 layer, u8 etype, u8 ecode)
 {
 	struct siw_term_info t = { layer, etype, ecode };
 
-	if ((layer == SIW_TERM_RDMAP && etype == SIW_ET_RDMAP_PROTECTION) ||
-	    (layer == SIW_TERM_DDP && etype == SIW_ET_DDP_TAGGED &&
-	     ecode != SIW_EC_DDP_T_VERSION))
+	if (siw_term_protection(&t))
 		siw_count(qp->sdev, SIW_CNT_RX_PROTECTION);
 	else if (layer != SIW_TERM_MPA || ecode != SIW_EC_MPA_CRC)
 		siw_count(qp->sdev, SIW_CNT_RX_BAD_HDR);
@@ -241,6 +239,7 @@ static int siw_rx_read_req(struct siw_qp *qp)
 		return -ENOBUFS;
 	}
 	e = &qp->irq[qp->irq_put % SIW_MAX_IRD];
+	e->msn = qp->rx.msn[SIW_QN_READ];
 	e->sink_stag = get_unaligned_be32(&r->sink_stag);
 	e->sink_to = get_unaligned_be64(&r->sink_to);
 	e->size = get_unaligned_be32(&r->size);

@@ -216,18 +216,22 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_src *src, u8 op,
 	return 0;
 }
 
-static int siw_tx_read_req(struct siw_qp *qp, u32 sink_stag, u64 sink_to,
-			   u32 size, u32 src_stag, u64 src_to)
+/* The payload of a READ request for @rr (its @msn is not in it). */
+static void siw_put_read_req(struct siw_read_req *r,
+			     const struct siw_read_resp *rr)
 {
-	struct siw_read_req *r;
+	put_unaligned_be32(rr->sink_stag, &r->sink_stag);
+	put_unaligned_be64(rr->sink_to, &r->sink_to);
+	put_unaligned_be32(rr->size, &r->size);
+	put_unaligned_be32(rr->src_stag, &r->src_stag);
+	put_unaligned_be64(rr->src_to, &r->src_to);
+}
 
+static int siw_tx_read_req(struct siw_qp *qp, const struct siw_read_resp *rr)
+{
 	siw_hdr_untagged(qp, SIW_RDMAP_READ_REQ, SIW_QN_READ, 0, true, 0);
-	r = (struct siw_read_req *)(qp->tx.hdr + SIW_HDR_UNTAGGED_LEN);
-	put_unaligned_be32(sink_stag, &r->sink_stag);
-	put_unaligned_be64(sink_to, &r->sink_to);
-	put_unaligned_be32(size, &r->size);
-	put_unaligned_be32(src_stag, &r->src_stag);
-	put_unaligned_be64(src_to, &r->src_to);
+	siw_put_read_req((struct siw_read_req *)(qp->tx.hdr +
+						 SIW_HDR_UNTAGGED_LEN), rr);
 	qp->tx.msn[SIW_QN_READ]++;
 	return siw_tx_fpdu(qp, NULL, 0, SIW_HDR_MAX_LEN, 0, false);
 }
@@ -250,6 +254,7 @@ static void siw_tx_terminate(struct siw_qp *qp)
 /* The zero-length message that tells the responder we are ready. */
 static int siw_tx_rtr(struct siw_qp *qp)
 {
+	const struct siw_read_resp none = {};
 	struct siw_sqe *slot;
 
 	qp->tx.rtr_pending = false;
@@ -264,13 +269,32 @@ static int siw_tx_rtr(struct siw_qp *qp)
 	slot->opcode = SIW_OP_READ;
 	qp->orq_put++;
 	spin_unlock_bh(&qp->orq_lock);
-	return siw_tx_read_req(qp, 0, 0, 0, 0, 0);
+	return siw_tx_read_req(qp, &none);
+}
+
+/*
+ * The FPDU header a READ request @rr arrived with, rebuilt into @buf for
+ * the Terminate that refuses it (RFC 5040 4.8 wants it copied back).
+ */
+static void siw_read_req_hdr(const struct siw_read_resp *rr, u8 *buf)
+{
+	struct siw_hdr_untagged *h = (struct siw_hdr_untagged *)buf;
+
+	put_unaligned_be16(SIW_HDR_MAX_LEN - SIW_MPA_LEN_BYTES, &h->c.mpa_len);
+	h->c.ddp = SIW_DDP_VER | SIW_DDP_LAST;
+	h->c.rdmap = SIW_RDMAP_VER | SIW_RDMAP_READ_REQ;
+	put_unaligned_be32(0, &h->inv_stag);
+	put_unaligned_be32(SIW_QN_READ, &h->qn);
+	put_unaligned_be32(rr->msn, &h->msn);
+	put_unaligned_be32(0, &h->mo);
+	siw_put_read_req((struct siw_read_req *)(h + 1), rr);
 }
 
 /* Answer the oldest READ request; 1 when there was none. */
 static int siw_tx_read_resp(struct siw_qp *qp)
 {
 	struct siw_read_resp rr;
+	u8 req_hdr[SIW_HDR_MAX_LEN];
 	struct siw_term_info why;
 	struct siw_sge sge;
 	struct siw_src src = {};
@@ -299,7 +323,8 @@ static int siw_tx_read_resp(struct siw_qp *qp)
 		siw_count(qp->sdev, SIW_CNT_RX_PROTECTION);
 		siw_qp_dbg(qp, "READ of %u bytes at STag %#x refused\n",
 			   rr.size, rr.src_stag);
-		siw_qp_fatal(qp, &why, NULL, 0);
+		siw_read_req_hdr(&rr, req_hdr);
+		siw_qp_fatal(qp, &why, req_hdr, sizeof(req_hdr));
 		return ret;
 	}
 	spin_lock_bh(&qp->orq_lock);
@@ -364,6 +389,7 @@ static u32 siw_wqe_bytes(const struct siw_sqe *w)
 static int siw_tx_read(struct siw_qp *qp, const struct siw_sqe *w)
 {
 	const struct siw_sge *sink = w->num_sge ? &w->sge[0] : NULL;
+	struct siw_read_resp rr = {};
 	struct siw_term_info why;
 	struct siw_mem *mem;
 	int ret;
@@ -387,8 +413,14 @@ static int siw_tx_read(struct siw_qp *qp, const struct siw_sqe *w)
 	qp->orq[qp->orq_put % SIW_MAX_ORD].flags |= SIW_WQE_VALID;
 	qp->orq_put++;
 	spin_unlock_bh(&qp->orq_lock);
-	return siw_tx_read_req(qp, sink ? sink->lkey : 0, sink ? sink->laddr : 0,
-			       sink ? sink->length : 0, w->rkey, w->raddr);
+	if (sink) {
+		rr.sink_stag = sink->lkey;
+		rr.sink_to = sink->laddr;
+		rr.size = sink->length;
+	}
+	rr.src_stag = w->rkey;
+	rr.src_to = w->raddr;
+	return siw_tx_read_req(qp, &rr);
 }
 
 /*

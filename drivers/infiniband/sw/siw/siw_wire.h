@@ -257,6 +257,22 @@ struct siw_term_info {
 	u8	ecode;
 };
 
+/**
+ * siw_term_protection() - whether @t refuses access to a tagged buffer
+ * @t: the reason of a Terminate
+ *
+ * RDMAP's protection errors and DDP's tagged-buffer errors other than a
+ * bad version are about memory the peer named, not about the stream: the
+ * QP reports them as IB_EVENT_QP_ACCESS_ERR and counts them apart.
+ */
+static inline bool siw_term_protection(const struct siw_term_info *t)
+{
+	if (t->layer == SIW_TERM_RDMAP)
+		return t->etype == SIW_ET_RDMAP_PROTECTION;
+	return t->layer == SIW_TERM_DDP && t->etype == SIW_ET_DDP_TAGGED &&
+	       t->ecode != SIW_EC_DDP_T_VERSION;
+}
+
 /* Bytes before the CRC: CRC (4) and length field (2) are not in the ULPDU */
 #define SIW_MPA_LEN_BYTES	2
 #define SIW_MPA_CRC_BYTES	4
