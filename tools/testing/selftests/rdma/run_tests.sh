@@ -28,8 +28,11 @@
 # RDMA_JOBS=N: up to N tests at a time (default 1), the longest (by
 # timeout) first; a test's report is printed whole once it and those
 # before it have ended.  For runs whose guests leave host cores idle: a
-# debug run's project guest keeps one core busy while its stock peer on
-# Debian's kernel mostly waits, so the one-boot guest can use the other.
+# two-guest test's stock peer mostly waits, so the one-boot guest can use
+# the core it leaves.  RDMA_GUESTS=N: with RDMA_JOBS, no more than N
+# guests at a time (default: no limit); a test that does not fit waits
+# and a later one that does goes first (RDMA_JOBS=2 RDMA_GUESTS=3: the
+# one boot beside one two-guest test, never two of those at once).
 
 set -u
 # shellcheck source=harness/common.sh
@@ -263,13 +266,19 @@ estimate() {
 	fi
 }
 
-# run_parallel JOBS NAME...: runs the tests, up to JOBS at a time, the
-# longest (by estimate) first; prints each test's report whole, in the
-# order given, as soon as it and those before it have ended.  Sets pass
-# and fail.
+# guests NAME: how many guests test NAME boots.
+guests() {
+	header "$TESTS_DIR/$1.sh" vms 1
+}
+
+# run_parallel JOBS NAME...: runs the tests, up to JOBS at a time and up
+# to RDMA_GUESTS guests at a time, the longest (by estimate) that fits
+# first; prints each test's report whole, in the order given, as soon as
+# it and those before it have ended.  Sets pass and fail.
 run_parallel() {
-	local jobs=$1 dir=$BUILD/jobs i next=0 shown=0 running=0 rc dt reason
-	local -a order launched
+	local jobs=$1 dir=$BUILD/jobs i k shown=0 running=0 busy=0 rc dt reason
+	local cap=${RDMA_GUESTS:-0}
+	local -a order launched vms
 
 	shift
 	rm -rf "$dir"
@@ -281,11 +290,19 @@ run_parallel() {
 	mapfile -t order < <(for i in "${!names[@]}"; do
 		echo "$(estimate "${names[i]}") $i"
 	done | sort -s -k1,1nr | cut -d' ' -f2)
+	for i in "${!names[@]}"; do
+		vms[i]=$(guests "${names[i]}")
+		# A test bigger than the cap runs when nothing else does.
+		[ "$cap" -gt 0 ] && [ "${vms[i]}" -gt "$cap" ] && vms[i]=$cap
+	done
 	while [ "$shown" -lt $# ]; do
-		while [ "$running" -lt "$jobs" ] && [ "$next" -lt $# ]; do
-			i=${order[next]}
-			next=$((next + 1))
+		for k in "${!order[@]}"; do
+			[ "$running" -lt "$jobs" ] || break
+			i=${order[k]}
+			[ "$cap" -eq 0 ] || [ $((busy + vms[i])) -le "$cap" ] || continue
+			unset 'order[k]'
 			running=$((running + 1))
+			busy=$((busy + vms[i]))
 			launched+=("$i")
 			# A job's own EXIT trap stops its guests (a subshell does
 			# not run its parent's).
@@ -310,8 +327,11 @@ run_parallel() {
 			shown=$((shown + 1))
 		done
 		running=0
+		busy=0
 		for i in "${launched[@]}"; do
-			[ -e "$dir/$i.rc" ] || running=$((running + 1))
+			[ -e "$dir/$i.rc" ] && continue
+			running=$((running + 1))
+			busy=$((busy + vms[i]))
 		done
 		[ "$shown" -lt $# ] && sleep 1
 	done
@@ -338,6 +358,10 @@ main() {
 	[1-9] | [1-9][0-9]) ;;
 	*) echo "RDMA_JOBS must be a number of tests from 1 to 99, not '$jobs'" >&2; return 2 ;;
 	esac
+	case "${RDMA_GUESTS:-0}" in
+	0 | [1-9] | [1-9][0-9]) ;;
+	*) echo "RDMA_GUESTS must be a number of guests from 1 to 99, not '$RDMA_GUESTS'" >&2; return 2 ;;
+	esac
 	mkdir -p "$BUILD"
 	rm -f "$BUILD/not-run.txt"
 	if [ $# -gt 0 ]; then
@@ -355,7 +379,7 @@ main() {
 	[ "$STOCK_KVER" = "$KVER" ] && [ "$STOCK_KROOT" = "$KROOT" ] ||
 		echo "# stock guests: kernel $STOCK_KVER ($STOCK_KROOT/), stage $STAGE_STOCK"
 	if [ "$jobs" -gt 1 ] && [ ${#names[@]} -gt 1 ]; then
-		echo "# up to $jobs tests at a time (RDMA_JOBS), each reported when it ends"
+		echo "# up to $jobs tests at a time (RDMA_JOBS)${RDMA_GUESTS:+ and $RDMA_GUESTS guests (RDMA_GUESTS)}, each reported when it ends"
 		run_parallel "$jobs" "${names[@]}"
 	else
 		for name in "${names[@]}"; do
