@@ -165,10 +165,9 @@ debug | plain)
 		export RDMA_TIMEOUT_SCALE=${RDMA_TIMEOUT_SCALE:-3}
 		export RDMA_GUEST_APPEND="acpi=noirq no5lvl${RDMA_GUEST_APPEND:+ $RDMA_GUEST_APPEND}"
 		export RDMA_GUEST_DEBUG=${RDMA_GUEST_DEBUG-}
-		# Two tests at a time: the one-boot guest on one core and the
-		# two-guest tests on the other, whose stock guest on Debian's
-		# kernel needs little of it (run_tests.sh, RDMA_JOBS).
-		[ "${RDMA_STOCK_KERNEL:-debian}" = debian ] && export RDMA_JOBS=${RDMA_JOBS:-2}
+		# Stock guests on the debug kernel too: as busy as ours, one
+		# test at a time (see below).
+		[ "${RDMA_STOCK_KERNEL:-debian}" = debian ] || export RDMA_JOBS=${RDMA_JOBS:-1}
 	fi
 	logs=$top/build/$kernel/check
 	mkdir -p "$logs"
@@ -183,6 +182,12 @@ esac
 # each would cost minutes on the debug kernel and a quarter of a minute
 # each on Debian's, where CI's time is short.
 export RDMA_ONE_BOOT=${RDMA_ONE_BOOT:-1}
+# Two tests and three guests at a time (run_tests.sh, RDMA_JOBS and
+# RDMA_GUESTS): the one-boot guest keeps one core busy, a two-guest test's
+# stock peer needs little of the other beside its project guest, and the
+# one-guest tests fill the gaps.  Never two two-guest tests at once: four
+# guests on two cores would starve the timers that tests measure.
+export RDMA_JOBS=${RDMA_JOBS:-2} RDMA_GUESTS=${RDMA_GUESTS:-3}
 
 echo "KTAP version 1"
 if [ -n "$kernel" ]; then
