@@ -2882,14 +2882,21 @@ static enum ib_port_state ib_iw_link_state(struct net_device *ndev)
 	return addressed ? IB_PORT_ACTIVE : IB_PORT_INIT;
 }
 
-/* iWARP: state and MTU come from the netdev under the port. */
-static int ib_iw_port_state(struct ib_device *device, u32 port_num,
-			    struct ib_port_attr *attr)
+/*
+ * iWARP: state and MTU come from the netdev under the port.  A port whose
+ * netdev is gone (unregistered under a device still being torn down) is
+ * down; the query itself is no error.
+ */
+static void ib_iw_port_state(struct ib_device *device, u32 port_num,
+			     struct ib_port_attr *attr)
 {
 	struct net_device *ndev = ib_device_get_netdev(device, port_num);
 
-	if (!ndev)
-		return -ENODEV;
+	if (!ndev) {
+		attr->state = IB_PORT_DOWN;
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+		return;
+	}
 	attr->state = ib_iw_link_state(ndev);
 	switch (attr->state) {
 	case IB_PORT_ACTIVE:
@@ -2906,7 +2913,6 @@ static int ib_iw_port_state(struct ib_device *device, u32 port_num,
 	attr->active_mtu = ib_mtu_int_to_enum(ndev->mtu);
 	attr->max_mtu = IB_MTU_4096;
 	dev_put(ndev);
-	return 0;
 }
 
 /**
@@ -2932,11 +2938,8 @@ int ib_query_port(struct ib_device *device, u32 port_num,
 		return -EINVAL;
 
 	memset(port_attr, 0, sizeof(*port_attr));
-	if (rdma_protocol_iwarp(device, port_num)) {
-		ret = ib_iw_port_state(device, port_num, port_attr);
-		if (ret)
-			return ret;
-	}
+	if (rdma_protocol_iwarp(device, port_num))
+		ib_iw_port_state(device, port_num, port_attr);
 
 	ret = device->ops.query_port(device, port_num, port_attr);
 	if (ret)
