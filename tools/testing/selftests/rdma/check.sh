@@ -183,10 +183,9 @@ esac
 # each on Debian's, where CI's time is short.
 export RDMA_ONE_BOOT=${RDMA_ONE_BOOT:-1}
 # Two tests and three guests at a time (run_tests.sh, RDMA_JOBS and
-# RDMA_GUESTS): the one-boot guest keeps one core busy, a two-guest test's
-# stock peer needs little of the other beside its project guest, and the
-# one-guest tests fill the gaps.  Never two two-guest tests at once: four
-# guests on two cores would starve the timers that tests measure.
+# RDMA_GUESTS): the one-boot guest beside the two-guest tests one after
+# the other, the one-guest tests in the gaps.  Never two two-guest tests
+# at once: four busy TCG guests on two cores.
 export RDMA_JOBS=${RDMA_JOBS:-2} RDMA_GUESTS=${RDMA_GUESTS:-3}
 
 echo "KTAP version 1"
