@@ -264,6 +264,8 @@ struct siw_term_info {
  * RDMAP's protection errors and DDP's tagged-buffer errors other than a
  * bad version are about memory the peer named, not about the stream: the
  * QP reports them as IB_EVENT_QP_ACCESS_ERR and counts them apart.
+ *
+ * Return: true for those, false for every other reason.
  */
 static inline bool siw_term_protection(const struct siw_term_info *t)
 {
