@@ -45,9 +45,13 @@ UDP_PORT=4792
 PARAMS=/sys/module/rdma_bench/parameters
 OUT=$RESULTS/bench.txt
 SYNC_PORT=20000
+# Seconds a perftest client may run (pt_reps), then it is killed.
+UV_LIMIT=120
 # A guest waits this long at a sync point for its peer: long enough for
-# the other guest's longest stretch alone (the AH loops).
+# the other guest's longest stretch alone (the AH loops, a perftest
+# client).
 SYNC_WAIT=$((60 + 2 * REPEATS * (SECS + 5)))
+[ "$SYNC_WAIT" -ge $((UV_LIMIT + 30)) ] || SYNC_WAIT=$((UV_LIMIT + 30))
 
 # ------------------------------------------------------------------ sync --
 
@@ -206,7 +210,10 @@ UV_MEASURES=("uv_send_1k_msg_per_s ib_send_bw 1024 20000 msg"
 	"uv_send_64k_mib_per_s ib_send_bw 65536 400 mib"
 	"uv_write_64k_mib_per_s ib_write_bw 65536 400 mib"
 	"uv_send_lat_us ib_send_lat 64 $PING_ITERS lat")
-UV_PORT=18900
+# perftest's ports, one per repetition.
+PT_PORT=18900
+# Seconds a perftest server may go on once its client has ended.
+PT_GRACE=5
 
 # na_all REASON MEASURE...: mark measures n/a before they run
 na_all() {
@@ -448,53 +455,131 @@ uv_row() {
 	} END { if (v != "" && v + 0 > 0) print v }' <<<"$1"
 }
 
-# measure_uv NAME PROG SIZE ITERS COLUMN: Debian's perftest PROG between
-# the guests, RC on the IPv4-mapped GID (index 1), b the server and a the
-# client, a fresh pair of processes for every repetition; the client's
-# figure is the sample.  -u 18 (a 1 s local ACK timeout) as in
-# uverbs_perftest: a slow round trip is not a lost packet.
-measure_uv() {
-	local name=$1 prog=$2 size=$3 iters=$4 col=$5 r port pid out c1 v
+# rep_failed NAME REP WHY: repetition REP of NAME gave no sample; bench.txt
+# says why (NAME.failed), and so does the measure's n/a if none did.
+rep_failed() {
+	FAILED[$1]=$3
+	echo "$1.failed rep=$2 $(na_word "$3")" >>"$OUT"
+	ktap_diag "$1: repetition $2 failed: $3"
+}
+
+# pt_conns PORT: this guest's TCP connections on local port PORT, as
+# "STATE Recv-Q N Send-Q N" each (a server's side; siw's connections are
+# the kernel's own sockets, ss lists them too).
+pt_conns() {
+	ss -Htn "sport = :$1" 2>/dev/null |
+		awk '{ printf "%s%s Recv-Q %s Send-Q %s", NR > 1 ? ", " : "", $1, $2, $3 }'
+}
+
+# pt_server NAME REP LIMIT PORT CMD...: guest b's side of one perftest
+# repetition: CMD serving on PORT until a's client ended, then
+# PT_GRACE s more before it is stopped.  What the server's connections
+# held 2 s before the client's LIMIT is kept as RESULTS/NAME-REP.conns
+# (the state of a run that hung).  Tells a how its server ended.
+pt_server() {
+	local name=$1 r=$2 limit=$3 port=$4 pid='' wpid='' end how='no server ran'
+	local conns=$RESULTS/$1-$2.conns
+
+	shift 4
+	if [ -z "${NA[$name]:-}" ]; then
+		timeout -k 5 $((limit + 2 * PT_GRACE)) "$@" >"$RESULTS/$name-$r.log" 2>&1 &
+		pid=$!
+		retry_until 10 uv_listening "$port"
+	fi
+	sync_point
+	if [ -n "$pid" ]; then
+		(
+			trap 'kill "$s" 2>/dev/null; exit 0' TERM
+			sleep $((limit > 4 ? limit - 2 : 2)) &
+			s=$!
+			wait "$s"
+			pt_conns "$port" >"$conns"
+		) &
+		wpid=$!
+	fi
+	sync_point
+	if [ -n "$pid" ]; then
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		end=$((SECONDS + PT_GRACE))
+		while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+			sleep 0.2
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			how="the server was stopped ${PT_GRACE} s after the client ended"
+		else
+			wait "$pid"
+			how="the server exited with status $?"
+		fi
+		[ -s "$conns" ] && how+="; its connections $((limit > 4 ? limit - 2 : 2)) s in: $(cat "$conns")"
+	fi
+	swap "$how" >/dev/null
+}
+
+# pt_reps NAME COLUMN LIMIT CMD...: REPEATS runs of the perftest command
+# CMD between the guests, b the server and a the client (CMD PEER_IP), a
+# fresh pair of processes each on a port of its own (-p); the client's
+# figure COLUMN (see uv_row) is the sample.  A client that has no result
+# after LIMIT s is killed: that repetition, like one whose client failed,
+# is no sample but a NAME.failed line saying why, with how b's server
+# ended.  The measure is n/a when no repetition gave a sample.
+pt_reps() {
+	local name=$1 col=$2 limit=$3 prog=$4 r port out rc c1 v why peer
 	local -a cmd
+
+	shift 3
+	for r in $(seq "$REPEATS"); do
+		port=$PT_PORT
+		PT_PORT=$((PT_PORT + 1))
+		cmd=("$@" -p "$port")
+		if [ "$RDMA_ROLE" = b ]; then
+			pt_server "$name" "$r" "$limit" "$port" "${cmd[@]}"
+			continue
+		fi
+		sync_point
+		v=
+		if [ -z "${NA[$name]:-}" ]; then
+			c1=$(calib)
+			out=$(timeout -k 5 "$limit" "${cmd[@]}" "$PEER_IP" 2>&1)
+			rc=$?
+			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
+			v=$(uv_row "$out" "$col")
+			if [ -n "$v" ]; then
+				c1="calib_ns=$(gmean "$c1" "$(calib)")"
+			elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+				why="$prog hung: no result after $limit s, killed"
+			else
+				why="$prog exit status $rc: $(grep -m 1 -iE "fail|error|couldn" <<<"$out" || tail -n 1 <<<"$out")"
+			fi
+		fi
+		sync_point
+		peer=$(swap x)
+		[ -z "${NA[$name]:-}" ] || continue
+		if [ -n "$v" ]; then
+			record "$name" "$r" "$v" "$c1"
+		else
+			rep_failed "$name" "$r" "$why; b: ${peer:-no word from b}"
+		fi
+	done
+	[ "$RDMA_ROLE" = a ] && done_measure "$name"
+	sync_point
+}
+
+# measure_uv NAME PROG SIZE ITERS COLUMN: Debian's perftest PROG through
+# ib_uverbs, RC on the IPv4-mapped GID (index 1) of rxe0 (pt_reps).  -u 18
+# (a 1 s local ACK timeout) as in uverbs_perftest: a slow round trip is
+# not a lost packet.
+measure_uv() {
+	local name=$1 prog=$2 size=$3 iters=$4 col=$5
 
 	if ! modprobe ib_uverbs 2>/dev/null; then
 		fail_measure "$name" "modprobe ib_uverbs failed"
 	elif ! command -v "$prog" >/dev/null; then
 		fail_measure "$name" "$prog is not installed (perftest)"
 	fi
-	for r in $(seq "$REPEATS"); do
-		port=$UV_PORT
-		UV_PORT=$((UV_PORT + 1))
-		cmd=("$prog" -d rxe0 -x 1 -s "$size" -n "$iters" -u 18 -p "$port")
-		if [ "$RDMA_ROLE" = b ]; then
-			pid=
-			if [ -z "${NA[$name]:-}" ]; then
-				timeout 120 "${cmd[@]}" >"$RESULTS/$name-$r.log" 2>&1 &
-				pid=$!
-				retry_until 10 uv_listening "$port"
-			fi
-			sync_point
-			[ -n "$pid" ] && wait "$pid"
-			sync_point
-			continue
-		fi
-		sync_point
-		out=
-		if [ -z "${NA[$name]:-}" ]; then
-			c1=$(calib)
-			out=$(timeout 120 "${cmd[@]}" "$PEER_IP" 2>&1)
-			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
-			v=$(uv_row "$out" "$col")
-			if [ -n "$v" ]; then
-				record "$name" "$r" "$v" "calib_ns=$(gmean "$c1" "$(calib)")"
-			else
-				FAILED[$name]="$prog: $(grep -m 1 -iE "fail|error|couldn" <<<"$out" || tail -n 1 <<<"$out")"
-			fi
-		fi
-		sync_point
-	done
-	[ "$RDMA_ROLE" = a ] && done_measure "$name"
-	sync_point
+	pt_reps "$name" "$col" "$UV_LIMIT" "$prog" -d rxe0 -x 1 -s "$size" -n "$iters" -u 18
 }
 
 measure_uv_all() {
