@@ -71,7 +71,9 @@ _fetch() {	# _fetch PORT: the value the peer serves on PORT
 }
 
 # swap VALUE: both guests call it at the same point; prints the peer's
-# VALUE (empty if the peer never came).  It is also the barrier.
+# VALUE (empty if the peer never came).  It is also the barrier.  Both
+# must call it alike: in a command substitution its move of SYNC_PORT is
+# lost, and the next swap uses the same ports.
 swap() {
 	local port=$SYNC_PORT v
 
@@ -468,21 +470,41 @@ rep_failed() {
 # the kernel's own sockets, ss lists them too).
 pt_conns() {
 	ss -Htn "sport = :$1" 2>/dev/null |
-		awk '{ printf "%s%s Recv-Q %s Send-Q %s", NR > 1 ? ", " : "", $1, $2, $3 }'
+		awk '{ printf "%s%s Recv-Q %s Send-Q %s", (NR > 1 ? ", " : ""), $1, $2, $3 }'
+}
+
+# pt_status RC: how a perftest program ended, from its exit status.
+pt_status() {
+	if [ "$1" -gt 128 ]; then
+		echo "killed by signal $(($1 - 128)) ($(kill -l "$1" 2>/dev/null))"
+	else
+		echo "exit status $1"
+	fi
+}
+
+# pt_error OUTPUT: the first two lines of a perftest program's output that
+# say what failed (its RDMA CM event errors take two), else its last line.
+pt_error() {
+	local e
+
+	e=$(grep -m 2 -iE "fail|error|couldn|^event:" <<<"$1" | paste -sd ' ' -)
+	echo "${e:-$(tail -n 1 <<<"$1")}"
 }
 
 # pt_server NAME REP LIMIT PORT CMD...: guest b's side of one perftest
 # repetition: CMD serving on PORT until a's client ended, then
-# PT_GRACE s more before it is stopped.  What the server's connections
-# held 2 s before the client's LIMIT is kept as RESULTS/NAME-REP.conns
-# (the state of a run that hung).  Tells a how its server ended.
+# PT_GRACE s more before it is stopped (or, should a never say, 60 s
+# after the client's LIMIT).  What the server's connections held at two
+# thirds of LIMIT is kept as RESULTS/NAME-REP.conns (the state of a run
+# that hung; later, a's limit may already have ended it).  Tells a how its
+# server ended.
 pt_server() {
 	local name=$1 r=$2 limit=$3 port=$4 pid='' wpid='' end how='no server ran'
-	local conns=$RESULTS/$1-$2.conns
+	local conns=$RESULTS/$1-$2.conns snap=$(($3 * 2 / 3))
 
 	shift 4
 	if [ -z "${NA[$name]:-}" ]; then
-		timeout -k 5 $((limit + 2 * PT_GRACE)) "$@" >"$RESULTS/$name-$r.log" 2>&1 &
+		timeout -k 5 $((limit + 60)) stdbuf -oL "$@" >"$RESULTS/$name-$r.log" 2>&1 &
 		pid=$!
 		retry_until 10 uv_listening "$port"
 	fi
@@ -490,10 +512,11 @@ pt_server() {
 	if [ -n "$pid" ]; then
 		(
 			trap 'kill "$s" 2>/dev/null; exit 0' TERM
-			sleep $((limit > 4 ? limit - 2 : 2)) &
+			sleep "$snap" &
 			s=$!
 			wait "$s"
-			pt_conns "$port" >"$conns"
+			c=$(pt_conns "$port")
+			echo "${c:-none}" >"$conns"
 		) &
 		wpid=$!
 	fi
@@ -513,9 +536,10 @@ pt_server() {
 			wait "$pid"
 			how="the server exited with status $?"
 		fi
-		[ -s "$conns" ] && how+="; its connections $((limit > 4 ? limit - 2 : 2)) s in: $(cat "$conns")"
+		[ -s "$conns" ] && how+="; its connections $snap s in: $(cat "$conns")"
 	fi
-	swap "$how" >/dev/null
+	# In a subshell, like a's: SYNC_PORT must move alike on both.
+	: "$(swap "$how")"
 }
 
 # pt_reps NAME COLUMN LIMIT CMD...: REPEATS runs of the perftest command
@@ -542,7 +566,7 @@ pt_reps() {
 		v=
 		if [ -z "${NA[$name]:-}" ]; then
 			c1=$(calib)
-			out=$(timeout -k 5 "$limit" "${cmd[@]}" "$PEER_IP" 2>&1)
+			out=$(timeout -k 5 "$limit" stdbuf -oL "${cmd[@]}" "$PEER_IP" 2>&1)
 			rc=$?
 			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
 			v=$(uv_row "$out" "$col")
@@ -551,7 +575,7 @@ pt_reps() {
 			elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 				why="$prog hung: no result after $limit s, killed"
 			else
-				why="$prog exit status $rc: $(grep -m 1 -iE "fail|error|couldn" <<<"$out" || tail -n 1 <<<"$out")"
+				why="$prog $(pt_status "$rc"): $(pt_error "$out")"
 			fi
 		fi
 		sync_point
@@ -710,7 +734,12 @@ guest() {
 	if module_loaded rdma_bench; then
 		ktap_check "rmmod rdma_bench" rmmod rdma_bench
 	fi
-	mod=$(dmesg | _kernel_trouble)
+	# A user-space program's crash (perftest's -R client, retrying a
+	# refused connection with IDs it destroyed, crashes in librdmacm) is
+	# its repetition's failure (pt_reps), not the kernel's: a diagnostic.
+	mod=$(dmesg | grep -E '\] traps: [^ ]+\[[0-9]+\] ')
+	[ -z "$mod" ] || ktap_diag "user space crashed: $mod"
+	mod=$(dmesg | grep -vE '\] traps: [^ ]+\[[0-9]+\] ' | _kernel_trouble)
 	if [ -n "$mod" ]; then
 		ktap_fail "kernel log clean" "$mod"
 	else
