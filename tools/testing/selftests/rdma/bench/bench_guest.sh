@@ -28,7 +28,7 @@
 REPEATS=${BENCH_REPEATS:-2}
 SECS=${BENCH_SECS:-3}
 PING_ITERS=${BENCH_PING_ITERS:-200}
-MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm}
+MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm siw}
 UD_SIZE=1024
 RC_SIZE=${BENCH_RC_SIZE:-65536}
 # Sends in flight (0: rdma_bench's defaults, 32 UD and 8 RC); for
@@ -45,13 +45,19 @@ UDP_PORT=4792
 PARAMS=/sys/module/rdma_bench/parameters
 OUT=$RESULTS/bench.txt
 SYNC_PORT=20000
-# Seconds a perftest client may run (pt_reps), then it is killed.
+# Seconds a perftest client may run (pt_reps), then it is killed: uv_*
+# (rxe), siw_* (a stock run that hit Linux's siw accept race hangs).
 UV_LIMIT=120
+SIW_LIMIT=${BENCH_SIW_LIMIT:-30}
+# Messages of the siw bandwidth run.
+SIW_BW_ITERS=${BENCH_SIW_BW_ITERS:-200}
 # A guest waits this long at a sync point for its peer: long enough for
 # the other guest's longest stretch alone (the AH loops, a perftest
 # client).
 SYNC_WAIT=$((60 + 2 * REPEATS * (SECS + 5)))
-[ "$SYNC_WAIT" -ge $((UV_LIMIT + 30)) ] || SYNC_WAIT=$((UV_LIMIT + 30))
+for _l in "$UV_LIMIT" "$SIW_LIMIT"; do
+	[ "$SYNC_WAIT" -ge $((_l + 30)) ] || SYNC_WAIT=$((_l + 30))
+done
 
 # ------------------------------------------------------------------ sync --
 
@@ -680,20 +686,101 @@ measure_cm() {
 	sync_point
 }
 
+# ----------------------------------------------------------------- siw --
+
+# The soft-iWARP ones, "NAME PROG SIZE ITERS COLUMN" as UV_MEASURES: the
+# same programs through rdma_cm (-R) on siw0.
+SIW_MEASURES=("siw_send_64k_mib_per_s ib_send_bw 65536 $SIW_BW_ITERS mib"
+	"siw_send_lat_us ib_send_lat 64 $PING_ITERS lat")
+
+# siw_setup: soft-iWARP in place of soft-RoCE on the NIC: rxe0 goes (for
+# the guests' addresses rdma_cm would pick it), siw0 comes: on the
+# project stack our siw (autoloaded), on stock Linux's own siw.ko, which
+# make stage-stock builds from Debian's linux-source into STAGE_STOCK
+# (rdma_link_add_siw loads it).  No netem delay, unlike the siw tests (see
+# siw_pair.sh's setup_siw): it would be part of every latency sample.
+# When either guest cannot, the siw measures are n/a on both.
+siw_setup() {
+	local out m peer
+	local -a names=()
+
+	for m in "${SIW_MEASURES[@]}"; do
+		names+=("${m%% *}")
+	done
+	if ! modprobe -a ib_uverbs rdma_ucm 2>/dev/null; then
+		out="modprobe ib_uverbs rdma_ucm failed"
+	elif ! out=$(require_cmd ib_send_bw ib_send_lat 2>&1); then
+		out="perftest: $out"
+	elif [ -e /sys/class/infiniband/rxe0 ] && ! out=$(rdma link delete rxe0 2>&1); then
+		out="rdma link delete rxe0: ${out//$'\n'/; }"
+	elif ! out=$(rdma_link_add_siw siw0 2>&1); then
+		out="rdma_link_add_siw siw0: ${out//$'\n'/; }"
+	else
+		out=
+	fi
+	peer=$(swap "${out:-ok}")
+	if [ -z "$out" ] && [ "$peer" != ok ]; then
+		out="guest $([ "$RDMA_ROLE" = a ] && echo b || echo a): ${peer:-no answer}"
+	fi
+	if [ -n "$out" ]; then
+		ktap_skip "setup: siw0" "$out"
+		na_all "$out" "${names[@]}"
+		return
+	fi
+	ktap_ok "setup: siw0 ($(_find_module siw))"
+}
+
+# measure_siw NAME PROG SIZE ITERS COLUMN: perftest PROG -R on siw0
+# (pt_reps).  Two known faults make a repetition fail, on either stack:
+# Linux's siw can leave the first message of a connection it accepted
+# unread (siw_pair.sh's setup_siw): the run hangs and is killed after
+# SIW_LIMIT s.  And perftest's -R client connects its test QP right after
+# the hand shake on its first connection, while the server is still
+# setting up the listener for it (create_rdma_cm_connection): when it is
+# not up yet, TCP refuses (REJECTED, or a failed rdma_connect where the
+# provider connects in the call, as Linux's siw does), and the client's
+# retry, which uses the IDs it has just destroyed, crashes in librdmacm.
+measure_siw() {
+	local name=$1 prog=$2 size=$3 iters=$4 col=$5
+
+	pt_reps "$name" "$col" "$SIW_LIMIT" "$prog" -R -d siw0 -s "$size" -n "$iters"
+}
+
+measure_siw_all() {
+	local m
+
+	# siw's connections are TCP: its counters (the project's siw has
+	# some, Linux's none) and the TCP ones; its own range of ports.
+	SNAP_DEV=siw0
+	SNAP_PROTO=Tcp
+	PT_PORT=19000
+	siw_setup
+	for m in "${SIW_MEASURES[@]}"; do
+		# shellcheck disable=SC2086 # the fields of one measure
+		counted "${m%% *}" measure_siw $m
+	done
+}
+
 # ------------------------------------------------------------ counters --
+
+# The device whose hw_counters snapshot reads and the protocol of
+# /proc/net/snmp it reads (siw: siw0 and Tcp).
+SNAP_DEV=rxe0
+SNAP_PROTO=Udp
 
 # What the stacks count, for reading the numbers: the port's hw_counters
 # (both stacks: stock rdma_rxe's names, retries, duplicates, RNR...; the
 # project's rxe adds sent_bytes, rcvd_bytes and one drop_<cause> each),
-# UDP and NIC counters.
+# UDP (TCP for siw) and NIC counters.
 snapshot() {
 	local f
 
-	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+	for f in /sys/class/infiniband/"$SNAP_DEV"/ports/1/hw_counters/*; do
 		[ -r "$f" ] && echo "hw.${f##*/} $(cat "$f" 2>/dev/null)"
 	done
-	awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
-		       else for (i = 2; i <= NF; i++) print "udp." k[i], $i }' /proc/net/snmp
+	awk -v p="$SNAP_PROTO:" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		else for (i = 2; i <= NF; i++) print tolower(substr(p, 1, length(p) - 1)) "." k[i], $i }' \
+		/proc/net/snmp
 	for f in rx_packets tx_packets rx_dropped tx_dropped; do
 		echo "net.$f $(cat "/sys/class/net/$NETDEV/statistics/$f")"
 	done
@@ -730,6 +817,7 @@ guest() {
 	wanted rc && counted rc_mb_per_s measure_rc
 	wanted uv && measure_uv_all
 	wanted cm && counted cm_connects_per_s measure_cm
+	wanted siw && measure_siw_all
 
 	if module_loaded rdma_bench; then
 		ktap_check "rmmod rdma_bench" rmmod rdma_bench
