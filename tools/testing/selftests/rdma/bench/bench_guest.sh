@@ -804,6 +804,13 @@ counted() {
 guest() {
 	local mod
 
+	# BENCH_TRACE=1: where the script spends its time, for debugging.
+	if [ "${BENCH_TRACE:-}" = 1 ]; then
+		exec 19>"$RESULTS/trace.log"
+		BASH_XTRACEFD=19
+		PS4='+ ${EPOCHREALTIME} '
+		set -x
+	fi
 	: >"$OUT"
 	ktap_diag "bench: $RDMA_STACK stack, $REPEATS repeats of ${SECS}s, measures: $MEASURES"
 	setup

@@ -29,6 +29,8 @@
 #                     in flight (0 = 32 UD, 8 RC); the lines then no
 #                     longer mean what their names say
 #   BENCH_PROFILE     1: a perf profile of both guests during every stream
+#   BENCH_TRACE       1: each guest's script runs under set -x, with
+#                     times, into its trace.log (for finding where it waits)
 # and those of harness/common.sh (KVER, STAGE, BUILD, QEMU, VM_MEM).
 
 # shellcheck source-path=SCRIPTDIR
@@ -90,6 +92,7 @@ run_boot() {
 		BENCH_PROFILE=${BENCH_PROFILE:-0}
 		BENCH_SIW_LIMIT=$BENCH_SIW_LIMIT
 		BENCH_SIW_BW_ITERS=$BENCH_SIW_BW_ITERS
+		BENCH_TRACE=${BENCH_TRACE:-}
 	EOF
 	# Boot, set-up, six measures of REPEATS timed runs plus sync points,
 	# with room for a host so busy that all of it runs at a third of the
