@@ -12,6 +12,9 @@
 #   NAME rep=N value=V [key=value...]     one repetition's result
 #   NAME na reason=TEXT...                the measure could not run (TEXT
 #                                         is the rest of the line)
+#   NAME.failed rep=N TEXT...             repetition N gave no sample, why
+#   NAME.sender, NAME.counters ...        what the sender saw, what the
+#                                         counters moved (see the README)
 # run_bench.sh merges both guests' files.  KTAP goes to the console.
 #
 # vms: 2
