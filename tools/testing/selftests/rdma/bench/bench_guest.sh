@@ -12,6 +12,9 @@
 #   NAME rep=N value=V [key=value...]     one repetition's result
 #   NAME na reason=TEXT...                the measure could not run (TEXT
 #                                         is the rest of the line)
+#   NAME.failed rep=N TEXT...             repetition N gave no sample, why
+#   NAME.sender, NAME.counters ...        what the sender saw, what the
+#                                         counters moved (see the README)
 # run_bench.sh merges both guests' files.  KTAP goes to the console.
 #
 # vms: 2
@@ -28,7 +31,7 @@
 REPEATS=${BENCH_REPEATS:-2}
 SECS=${BENCH_SECS:-3}
 PING_ITERS=${BENCH_PING_ITERS:-200}
-MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm}
+MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm siw}
 UD_SIZE=1024
 RC_SIZE=${BENCH_RC_SIZE:-65536}
 # Sends in flight (0: rdma_bench's defaults, 32 UD and 8 RC); for
@@ -45,9 +48,19 @@ UDP_PORT=4792
 PARAMS=/sys/module/rdma_bench/parameters
 OUT=$RESULTS/bench.txt
 SYNC_PORT=20000
+# Seconds a perftest client may run (pt_reps), then it is killed: uv_*
+# (rxe), siw_* (a stock run that hit Linux's siw accept race hangs).
+UV_LIMIT=120
+SIW_LIMIT=${BENCH_SIW_LIMIT:-30}
+# Messages of the siw bandwidth run.
+SIW_BW_ITERS=${BENCH_SIW_BW_ITERS:-200}
 # A guest waits this long at a sync point for its peer: long enough for
-# the other guest's longest stretch alone (the AH loops).
+# the other guest's longest stretch alone (the AH loops, a perftest
+# client).
 SYNC_WAIT=$((60 + 2 * REPEATS * (SECS + 5)))
+for _l in "$UV_LIMIT" "$SIW_LIMIT"; do
+	[ "$SYNC_WAIT" -ge $((_l + 30)) ] || SYNC_WAIT=$((_l + 30))
+done
 
 # ------------------------------------------------------------------ sync --
 
@@ -67,7 +80,9 @@ _fetch() {	# _fetch PORT: the value the peer serves on PORT
 }
 
 # swap VALUE: both guests call it at the same point; prints the peer's
-# VALUE (empty if the peer never came).  It is also the barrier.
+# VALUE (empty if the peer never came).  It is also the barrier.  Both
+# must call it alike: in a command substitution its move of SYNC_PORT is
+# lost, and the next swap uses the same ports.
 swap() {
 	local port=$SYNC_PORT v
 
@@ -206,7 +221,10 @@ UV_MEASURES=("uv_send_1k_msg_per_s ib_send_bw 1024 20000 msg"
 	"uv_send_64k_mib_per_s ib_send_bw 65536 400 mib"
 	"uv_write_64k_mib_per_s ib_write_bw 65536 400 mib"
 	"uv_send_lat_us ib_send_lat 64 $PING_ITERS lat")
-UV_PORT=18900
+# perftest's ports, one per repetition.
+PT_PORT=18900
+# Seconds a perftest server may go on once its client has ended.
+PT_GRACE=5
 
 # na_all REASON MEASURE...: mark measures n/a before they run
 na_all() {
@@ -448,53 +466,153 @@ uv_row() {
 	} END { if (v != "" && v + 0 > 0) print v }' <<<"$1"
 }
 
-# measure_uv NAME PROG SIZE ITERS COLUMN: Debian's perftest PROG between
-# the guests, RC on the IPv4-mapped GID (index 1), b the server and a the
-# client, a fresh pair of processes for every repetition; the client's
-# figure is the sample.  -u 18 (a 1 s local ACK timeout) as in
-# uverbs_perftest: a slow round trip is not a lost packet.
-measure_uv() {
-	local name=$1 prog=$2 size=$3 iters=$4 col=$5 r port pid out c1 v
+# rep_failed NAME REP WHY: repetition REP of NAME gave no sample; bench.txt
+# says why (NAME.failed), and so does the measure's n/a if none did.
+rep_failed() {
+	FAILED[$1]=$3
+	echo "$1.failed rep=$2 $(na_word "$3")" >>"$OUT"
+	ktap_diag "$1: repetition $2 failed: $3"
+}
+
+# pt_conns PORT: this guest's TCP connections on local port PORT, as
+# "STATE Recv-Q N Send-Q N" each (a server's side; siw's connections are
+# the kernel's own sockets, ss lists them too).
+pt_conns() {
+	ss -Htn "sport = :$1" 2>/dev/null |
+		awk '{ printf "%s%s Recv-Q %s Send-Q %s", (NR > 1 ? ", " : ""), $1, $2, $3 }'
+}
+
+# pt_status RC: how a perftest program ended, from its exit status.
+pt_status() {
+	if [ "$1" -gt 128 ]; then
+		echo "killed by signal $(($1 - 128)) ($(kill -l "$1" 2>/dev/null))"
+	else
+		echo "exit status $1"
+	fi
+}
+
+# pt_error OUTPUT: the first two lines of a perftest program's output that
+# say what failed (its RDMA CM event errors take two), else its last line.
+pt_error() {
+	local e
+
+	e=$(grep -m 2 -iE "fail|error|couldn|^event:" <<<"$1" | paste -sd ' ' -)
+	echo "${e:-$(tail -n 1 <<<"$1")}"
+}
+
+# pt_server NAME REP LIMIT PORT CMD...: guest b's side of one perftest
+# repetition: CMD serving on PORT until a's client ended, then
+# PT_GRACE s more before it is stopped (or, should a never say, 60 s
+# after the client's LIMIT).  What the server's connections held at two
+# thirds of LIMIT is kept as RESULTS/NAME-REP.conns (the state of a run
+# that hung; later, a's limit may already have ended it).  Tells a how its
+# server ended.
+pt_server() {
+	local name=$1 r=$2 limit=$3 port=$4 pid='' wpid='' end how='no server ran'
+	local conns=$RESULTS/$1-$2.conns snap=$(($3 * 2 / 3))
+
+	shift 4
+	if [ -z "${NA[$name]:-}" ]; then
+		timeout -k 5 $((limit + 60)) stdbuf -oL "$@" >"$RESULTS/$name-$r.log" 2>&1 &
+		pid=$!
+		retry_until 10 uv_listening "$port"
+	fi
+	sync_point
+	if [ -n "$pid" ]; then
+		(
+			trap 'kill "$s" 2>/dev/null; exit 0' TERM
+			sleep "$snap" &
+			s=$!
+			wait "$s"
+			c=$(pt_conns "$port")
+			echo "${c:-none}" >"$conns"
+		) &
+		wpid=$!
+	fi
+	sync_point
+	if [ -n "$pid" ]; then
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		end=$((SECONDS + PT_GRACE))
+		while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+			sleep 0.2
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			how="the server was stopped ${PT_GRACE} s after the client ended"
+		else
+			wait "$pid"
+			how="the server exited with status $?"
+		fi
+		[ -s "$conns" ] && how+="; its connections $snap s in: $(cat "$conns")"
+	fi
+	# In a subshell, like a's: SYNC_PORT must move alike on both.
+	: "$(swap "$how")"
+}
+
+# pt_reps NAME COLUMN LIMIT CMD...: REPEATS runs of the perftest command
+# CMD between the guests, b the server and a the client (CMD PEER_IP), a
+# fresh pair of processes each on a port of its own (-p); the client's
+# figure COLUMN (see uv_row) is the sample.  A client that has no result
+# after LIMIT s is killed: that repetition, like one whose client failed,
+# is no sample but a NAME.failed line saying why, with how b's server
+# ended.  The measure is n/a when no repetition gave a sample.
+pt_reps() {
+	local name=$1 col=$2 limit=$3 prog=$4 r port out rc c1 v why peer
 	local -a cmd
+
+	shift 3
+	for r in $(seq "$REPEATS"); do
+		port=$PT_PORT
+		PT_PORT=$((PT_PORT + 1))
+		cmd=("$@" -p "$port")
+		if [ "$RDMA_ROLE" = b ]; then
+			pt_server "$name" "$r" "$limit" "$port" "${cmd[@]}"
+			continue
+		fi
+		sync_point
+		v=
+		if [ -z "${NA[$name]:-}" ]; then
+			c1=$(calib)
+			out=$(timeout -k 5 "$limit" stdbuf -oL "${cmd[@]}" "$PEER_IP" 2>&1)
+			rc=$?
+			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
+			v=$(uv_row "$out" "$col")
+			if [ -n "$v" ]; then
+				c1="calib_ns=$(gmean "$c1" "$(calib)")"
+			elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+				why="$prog hung: no result after $limit s, killed"
+			else
+				why="$prog $(pt_status "$rc"): $(pt_error "$out")"
+			fi
+		fi
+		sync_point
+		peer=$(swap x)
+		[ -z "${NA[$name]:-}" ] || continue
+		if [ -n "$v" ]; then
+			record "$name" "$r" "$v" "$c1"
+		else
+			rep_failed "$name" "$r" "$why; b: ${peer:-no word from b}"
+		fi
+	done
+	[ "$RDMA_ROLE" = a ] && done_measure "$name"
+	sync_point
+}
+
+# measure_uv NAME PROG SIZE ITERS COLUMN: Debian's perftest PROG through
+# ib_uverbs, RC on the IPv4-mapped GID (index 1) of rxe0 (pt_reps).  -u 18
+# (a 1 s local ACK timeout) as in uverbs_perftest: a slow round trip is
+# not a lost packet.
+measure_uv() {
+	local name=$1 prog=$2 size=$3 iters=$4 col=$5
 
 	if ! modprobe ib_uverbs 2>/dev/null; then
 		fail_measure "$name" "modprobe ib_uverbs failed"
 	elif ! command -v "$prog" >/dev/null; then
 		fail_measure "$name" "$prog is not installed (perftest)"
 	fi
-	for r in $(seq "$REPEATS"); do
-		port=$UV_PORT
-		UV_PORT=$((UV_PORT + 1))
-		cmd=("$prog" -d rxe0 -x 1 -s "$size" -n "$iters" -u 18 -p "$port")
-		if [ "$RDMA_ROLE" = b ]; then
-			pid=
-			if [ -z "${NA[$name]:-}" ]; then
-				timeout 120 "${cmd[@]}" >"$RESULTS/$name-$r.log" 2>&1 &
-				pid=$!
-				retry_until 10 uv_listening "$port"
-			fi
-			sync_point
-			[ -n "$pid" ] && wait "$pid"
-			sync_point
-			continue
-		fi
-		sync_point
-		out=
-		if [ -z "${NA[$name]:-}" ]; then
-			c1=$(calib)
-			out=$(timeout 120 "${cmd[@]}" "$PEER_IP" 2>&1)
-			printf '%s\n' "$out" >"$RESULTS/$name-$r.log"
-			v=$(uv_row "$out" "$col")
-			if [ -n "$v" ]; then
-				record "$name" "$r" "$v" "calib_ns=$(gmean "$c1" "$(calib)")"
-			else
-				FAILED[$name]="$prog: $(grep -m 1 -iE "fail|error|couldn" <<<"$out" || tail -n 1 <<<"$out")"
-			fi
-		fi
-		sync_point
-	done
-	[ "$RDMA_ROLE" = a ] && done_measure "$name"
-	sync_point
+	pt_reps "$name" "$col" "$UV_LIMIT" "$prog" -d rxe0 -x 1 -s "$size" -n "$iters" -u 18
 }
 
 measure_uv_all() {
@@ -571,20 +689,101 @@ measure_cm() {
 	sync_point
 }
 
+# ----------------------------------------------------------------- siw --
+
+# The soft-iWARP ones, "NAME PROG SIZE ITERS COLUMN" as UV_MEASURES: the
+# same programs through rdma_cm (-R) on siw0.
+SIW_MEASURES=("siw_send_64k_mib_per_s ib_send_bw 65536 $SIW_BW_ITERS mib"
+	"siw_send_lat_us ib_send_lat 64 $PING_ITERS lat")
+
+# siw_setup: soft-iWARP in place of soft-RoCE on the NIC: rxe0 goes (for
+# the guests' addresses rdma_cm would pick it), siw0 comes: on the
+# project stack our siw (autoloaded), on stock Linux's own siw.ko, which
+# make stage-stock builds from Debian's linux-source into STAGE_STOCK
+# (rdma_link_add_siw loads it).  No netem delay, unlike the siw tests (see
+# siw_pair.sh's setup_siw): it would be part of every latency sample.
+# When either guest cannot, the siw measures are n/a on both.
+siw_setup() {
+	local out m peer
+	local -a names=()
+
+	for m in "${SIW_MEASURES[@]}"; do
+		names+=("${m%% *}")
+	done
+	if ! modprobe -a ib_uverbs rdma_ucm 2>/dev/null; then
+		out="modprobe ib_uverbs rdma_ucm failed"
+	elif ! out=$(require_cmd ib_send_bw ib_send_lat 2>&1); then
+		out="perftest: $out"
+	elif [ -e /sys/class/infiniband/rxe0 ] && ! out=$(rdma link delete rxe0 2>&1); then
+		out="rdma link delete rxe0: ${out//$'\n'/; }"
+	elif ! out=$(rdma_link_add_siw siw0 2>&1); then
+		out="rdma_link_add_siw siw0: ${out//$'\n'/; }"
+	else
+		out=
+	fi
+	peer=$(swap "${out:-ok}")
+	if [ -z "$out" ] && [ "$peer" != ok ]; then
+		out="guest $([ "$RDMA_ROLE" = a ] && echo b || echo a): ${peer:-no answer}"
+	fi
+	if [ -n "$out" ]; then
+		ktap_skip "setup: siw0" "$out"
+		na_all "$out" "${names[@]}"
+		return
+	fi
+	ktap_ok "setup: siw0 ($(_find_module siw))"
+}
+
+# measure_siw NAME PROG SIZE ITERS COLUMN: perftest PROG -R on siw0
+# (pt_reps).  Two known faults make a repetition fail, on either stack:
+# Linux's siw can leave the first message of a connection it accepted
+# unread (siw_pair.sh's setup_siw): the run hangs and is killed after
+# SIW_LIMIT s.  And perftest's -R client connects its test QP right after
+# the hand shake on its first connection, while the server is still
+# setting up the listener for it (create_rdma_cm_connection): when it is
+# not up yet, TCP refuses (REJECTED, or a failed rdma_connect where the
+# provider connects in the call, as Linux's siw does), and the client's
+# retry, which uses the IDs it has just destroyed, crashes in librdmacm.
+measure_siw() {
+	local name=$1 prog=$2 size=$3 iters=$4 col=$5
+
+	pt_reps "$name" "$col" "$SIW_LIMIT" "$prog" -R -d siw0 -s "$size" -n "$iters"
+}
+
+measure_siw_all() {
+	local m
+
+	# siw's connections are TCP: its counters (the project's siw has
+	# some, Linux's none) and the TCP ones; its own range of ports.
+	SNAP_DEV=siw0
+	SNAP_PROTO=Tcp
+	PT_PORT=19000
+	siw_setup
+	for m in "${SIW_MEASURES[@]}"; do
+		# shellcheck disable=SC2086 # the fields of one measure
+		counted "${m%% *}" measure_siw $m
+	done
+}
+
 # ------------------------------------------------------------ counters --
+
+# The device whose hw_counters snapshot reads and the protocol of
+# /proc/net/snmp it reads (siw: siw0 and Tcp).
+SNAP_DEV=rxe0
+SNAP_PROTO=Udp
 
 # What the stacks count, for reading the numbers: the port's hw_counters
 # (both stacks: stock rdma_rxe's names, retries, duplicates, RNR...; the
 # project's rxe adds sent_bytes, rcvd_bytes and one drop_<cause> each),
-# UDP and NIC counters.
+# UDP (TCP for siw) and NIC counters.
 snapshot() {
 	local f
 
-	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+	for f in /sys/class/infiniband/"$SNAP_DEV"/ports/1/hw_counters/*; do
 		[ -r "$f" ] && echo "hw.${f##*/} $(cat "$f" 2>/dev/null)"
 	done
-	awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
-		       else for (i = 2; i <= NF; i++) print "udp." k[i], $i }' /proc/net/snmp
+	awk -v p="$SNAP_PROTO:" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		else for (i = 2; i <= NF; i++) print tolower(substr(p, 1, length(p) - 1)) "." k[i], $i }' \
+		/proc/net/snmp
 	for f in rx_packets tx_packets rx_dropped tx_dropped; do
 		echo "net.$f $(cat "/sys/class/net/$NETDEV/statistics/$f")"
 	done
@@ -608,6 +807,13 @@ counted() {
 guest() {
 	local mod
 
+	# BENCH_TRACE=1: where the script spends its time, for debugging.
+	if [ "${BENCH_TRACE:-}" = 1 ]; then
+		exec 19>"$RESULTS/trace.log"
+		BASH_XTRACEFD=19
+		PS4='+ ${EPOCHREALTIME} '
+		set -x
+	fi
 	: >"$OUT"
 	ktap_diag "bench: $RDMA_STACK stack, $REPEATS repeats of ${SECS}s, measures: $MEASURES"
 	setup
@@ -621,11 +827,17 @@ guest() {
 	wanted rc && counted rc_mb_per_s measure_rc
 	wanted uv && measure_uv_all
 	wanted cm && counted cm_connects_per_s measure_cm
+	wanted siw && measure_siw_all
 
 	if module_loaded rdma_bench; then
 		ktap_check "rmmod rdma_bench" rmmod rdma_bench
 	fi
-	mod=$(dmesg | _kernel_trouble)
+	# A user-space program's crash (perftest's -R client, retrying a
+	# refused connection with IDs it destroyed, crashes in librdmacm) is
+	# its repetition's failure (pt_reps), not the kernel's: a diagnostic.
+	mod=$(dmesg | grep -E '\] traps: [^ ]+\[[0-9]+\] ')
+	[ -z "$mod" ] || ktap_diag "user space crashed: $mod"
+	mod=$(dmesg | grep -vE '\] traps: [^ ]+\[[0-9]+\] ' | _kernel_trouble)
 	if [ -n "$mod" ]; then
 		ktap_fail "kernel log clean" "$mod"
 	else

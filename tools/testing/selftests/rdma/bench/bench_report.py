@@ -12,8 +12,10 @@ one line per measure,
     bench: NAME project=MEDIAN[MIN..MAX] stock=MEDIAN[MIN..MAX] ratio=R [adj_ratio=A]
 
 (n/a where a stack has no number, with the reason on a comment line;
-adj_ratio when the samples carry the guests' CPU speed, calib_ns),
-and writes OUTDIR/bench.json with every sample.
+adj_ratio when the samples carry the guests' CPU speed, calib_ns), a
+comment line for every repetition that failed (NAME.failed lines: no
+sample, left out of the median), and writes OUTDIR/bench.json with every
+sample and failure.
 """
 
 import json
@@ -47,6 +49,12 @@ MEASURES = {
                        "perftest ib_send_lat RC 64 B, typical (one way)"),
     "cm_connects_per_s": ("conn/s", "higher", 1.0,
                           "librdmacm cmtime, 100 RC connections a -> b at once"),
+    "siw_send_64k_mib_per_s": ("MiB/s", "higher", 1.0,
+                               "perftest ib_send_bw -R RC 64 KiB a -> b"
+                               " over siw (rdma_cm, iWARP over TCP)"),
+    "siw_send_lat_us": ("us", "lower", 1.0,
+                        "perftest ib_send_lat -R RC 64 B over siw,"
+                        " typical (one way)"),
     "udp_limit_msg_per_s": ("msg/s", "higher", None,
                             "raw 1 KiB UDP datagrams a -> b, no RDMA"),
     "rxe_vs_udp_limit": ("fraction", "higher", None,
@@ -55,6 +63,14 @@ MEASURES = {
 # rxe_vs_udp_limit has an absolute goal, not a ratio to stock.
 ABSOLUTE_GOALS = {"rxe_vs_udp_limit": 0.6}
 STACKS = ("project", "stock")
+
+
+def parse_failed(line):
+    """A "NAME.failed rep=N WHY" line -> (NAME, N, WHY), else None."""
+    m = re.match(r"(\S+)\.failed rep=(\d+) ?(.*)$", line.strip())
+    if not m or m.group(1) not in MEASURES:
+        return None
+    return m.group(1), int(m.group(2)), m.group(3) or "no reason given"
 
 
 def parse_line(line):
@@ -80,8 +96,8 @@ def parse_line(line):
 
 
 def read_boot(path):
-    """Samples and n/a reasons of one boot folder."""
-    samples, reasons, raw = {}, {}, []
+    """Samples, n/a reasons and failed repetitions of one boot folder."""
+    samples, reasons, failed, raw = {}, {}, {}, []
     for role in ("a", "b"):
         f = os.path.join(path, role, "bench.txt")
         if not os.path.exists(f):
@@ -93,6 +109,11 @@ def read_boot(path):
                     continue
                 name, rep, value, fields = p
                 raw.append({"guest": role, "line": line.strip()})
+                f = parse_failed(line)
+                if f:
+                    failed.setdefault(f[0], []).append(
+                        {"rep": f[1], "why": f[2]})
+                    continue
                 if name not in MEASURES:
                     continue
                 if value is None:
@@ -108,7 +129,7 @@ def read_boot(path):
     if os.path.exists(sf):
         with open(sf, encoding="utf-8", errors="replace") as fh:
             status = fh.read().strip()
-    return samples, reasons, status, raw
+    return samples, reasons, failed, status, raw
 
 
 def summary(values):
@@ -143,16 +164,20 @@ def main():
             meta = json.load(fh)
 
     per_stack = {s: {"samples": {}, "adjusted": {}, "reasons": {},
-                     "boots": []}
+                     "failed": {}, "boots": []}
                  for s in STACKS}
     for d in sorted(os.listdir(outdir)):
         m = re.fullmatch(r"r(\d+)-(project|stock)", d)
         if not m:
             continue
         stack = m.group(2)
-        samples, reasons, status, raw = read_boot(os.path.join(outdir, d))
+        samples, reasons, failed, status, raw = read_boot(
+            os.path.join(outdir, d))
         st = per_stack[stack]
         st["boots"].append({"dir": d, "status": status, "lines": raw})
+        for name, reps in failed.items():
+            st["failed"].setdefault(name, []).extend(
+                dict(r, boot=d) for r in reps)
         # rxe_vs_udp_limit pairs the UD and UDP runs of the same boot.
         ud = {r: v for r, v, _ in samples.get("ud_msg_per_s", [])}
         udp = {r: v for r, v, _ in samples.get("udp_limit_msg_per_s", [])}
@@ -192,6 +217,16 @@ def main():
             if not s:
                 notes.append("# %s %s=n/a: %s" % (
                     name, stack, entry[stack]["na"]))
+            failed = per_stack[stack]["failed"].get(name, [])
+            if failed:
+                entry[stack]["failed"] = failed
+                notes.append("# %s %s: %d of %d repetitions failed, left"
+                             " out of the median:" % (
+                                 name, stack, len(failed),
+                                 len(failed) + len(s["samples"] if s else [])))
+                notes.extend("#   %s rep %d: %s" % (f["boot"], f["rep"],
+                                                     f["why"])
+                             for f in failed)
         ratio = None
         if cols["project"] and cols["stock"] and cols["stock"]["median"]:
             ratio = cols["project"]["median"] / cols["stock"]["median"]

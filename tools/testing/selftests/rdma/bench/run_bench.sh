@@ -20,12 +20,17 @@
 #   BENCH_ROUNDS      boots per stack, alternating stock and project
 #                     (default 2); samples of all rounds are pooled
 #   BENCH_STACKS      default "stock project"
-#   BENCH_MEASURES    default "ah ah_atomic udp ud lat rc uv cm"
+#   BENCH_MEASURES    default "ah ah_atomic udp ud lat rc uv cm siw"
+#   BENCH_SIW_LIMIT   seconds a siw perftest run may take before it counts
+#                     as hung and is killed (default 30)
+#   BENCH_SIW_BW_ITERS  messages of the siw bandwidth run (default 200)
 #   BENCH_RC_SIZE, BENCH_UD_WINDOW, BENCH_RC_WINDOW
-#   BENCH_PROFILE     1: a perf profile of both guests during every stream
 #                     for exploring only: RC message size (65536), sends
 #                     in flight (0 = 32 UD, 8 RC); the lines then no
 #                     longer mean what their names say
+#   BENCH_PROFILE     1: a perf profile of both guests during every stream
+#   BENCH_TRACE       1: each guest's script runs under set -x, with
+#                     times, into its trace.log (for finding where it waits)
 # and those of harness/common.sh (KVER, STAGE, BUILD, QEMU, VM_MEM).
 
 # shellcheck source-path=SCRIPTDIR
@@ -45,9 +50,11 @@ BENCH_SECS=${BENCH_SECS:-3}
 BENCH_PING_ITERS=${BENCH_PING_ITERS:-200}
 BENCH_ROUNDS=${BENCH_ROUNDS:-2}
 BENCH_STACKS=${BENCH_STACKS:-stock project}
-BENCH_MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm}
+BENCH_MEASURES=${BENCH_MEASURES:-ah ah_atomic udp ud lat rc uv cm siw}
+BENCH_SIW_LIMIT=${BENCH_SIW_LIMIT:-30}
+BENCH_SIW_BW_ITERS=${BENCH_SIW_BW_ITERS:-200}
 
-for v in BENCH_REPEATS BENCH_SECS BENCH_PING_ITERS BENCH_ROUNDS; do
+for v in BENCH_REPEATS BENCH_SECS BENCH_PING_ITERS BENCH_ROUNDS BENCH_SIW_LIMIT BENCH_SIW_BW_ITERS; do
 	case ${!v} in
 	'' | *[!0-9]* | 0) echo "bench: $v must be a positive number, not '${!v}'" >&2; exit 2 ;;
 	esac
@@ -83,11 +90,16 @@ run_boot() {
 		BENCH_UD_WINDOW=${BENCH_UD_WINDOW:-0}
 		BENCH_RC_WINDOW=${BENCH_RC_WINDOW:-0}
 		BENCH_PROFILE=${BENCH_PROFILE:-0}
+		BENCH_SIW_LIMIT=$BENCH_SIW_LIMIT
+		BENCH_SIW_BW_ITERS=$BENCH_SIW_BW_ITERS
+		BENCH_TRACE=${BENCH_TRACE:-}
 	EOF
 	# Boot, set-up, six measures of REPEATS timed runs plus sync points,
 	# with room for a host so busy that all of it runs at a third of the
-	# speed of an idle one.
+	# speed of an idle one; then the two siw measures, each repetition of
+	# which may run into its limit.
 	to=$((600 + 12 * BENCH_REPEATS * (BENCH_SECS + 8)))
+	to=$((to + 60 + 2 * BENCH_REPEATS * (BENCH_SIW_LIMIT + 20)))
 	echo "# bench: $stack <-> $stack: two guests, up to ${to}s ($dir)"
 	t0=$SECONDS
 	# A guest that died before its script ran (a boot that went wrong on
@@ -138,6 +150,7 @@ main() {
 		    "samples_per_stack": $((BENCH_REPEATS * BENCH_ROUNDS)),
 		    "measures": "$BENCH_MEASURES",
 		    "rc_size": ${BENCH_RC_SIZE:-65536},
+		    "siw_limit": $BENCH_SIW_LIMIT, "siw_bw_iters": $BENCH_SIW_BW_ITERS,
 		    "ud_window": ${BENCH_UD_WINDOW:-0}, "rc_window": ${BENCH_RC_WINDOW:-0},
 		    "host_cpus": os.cpu_count(),
 		    "host_loadavg_start": os.getloadavg(),
