@@ -451,10 +451,17 @@ static int siw_rx_step(struct siw_qp *qp, struct socket *sock)
 		if (rx->need == sizeof(struct siw_hdr_common)) {
 			int hlen = siw_hdr_len(rx->hdr[2], rx->hdr[3]);
 
-			if (hlen > 0) {
-				rx->need = hlen;
-				return 1;
-			}
+			/*
+			 * An opcode RDMAP lacks, or one its T bit contradicts,
+			 * is refused once DDP's header is in: its length is
+			 * DDP's (the T bit), and the Terminate copies it whole
+			 * (RFC 5040 4.8, D set).
+			 */
+			if (hlen < 0)
+				hlen = rx->hdr[2] & SIW_DDP_TAGGED ?
+				       SIW_HDR_TAGGED_LEN : SIW_HDR_UNTAGGED_LEN;
+			rx->need = hlen;
+			return 1;
 		}
 		rx->info.hdr_len = 0;
 		if (siw_rx_begin(qp))
