@@ -964,12 +964,24 @@ static void siw_active_connecting(struct siw_cep *cep)
 
 /* ---- connections up and closing ------------------------------------------ */
 
+/* The QP still has a Terminate to send (siw_qp_fatal(), tx_work). */
+static bool siw_cep_term_pending(struct siw_qp *qp)
+{
+	bool pending;
+
+	spin_lock_bh(&qp->orq_lock);
+	pending = qp->tx.term_pending && !qp->tx.term_done;
+	spin_unlock_bh(&qp->orq_lock);
+	return pending;
+}
+
 /*
  * CLOSING: our FIN goes once the peer's data is read (if the peer closed
- * first); the teardown comes when the peer has closed too and the QP has
- * read everything, or the deadline passed (then with a reset).  A QP in
- * ERR reads nothing more (after a Terminate, say): what is left unread is
- * dropped with the socket.
+ * first) and a Terminate the QP has to send went out; the teardown comes
+ * when the peer has closed too and the QP has read everything, or the
+ * deadline passed (then with a reset).  A QP in ERR reads nothing more
+ * (after a Terminate, say): what is left unread is dropped with the
+ * socket.
  */
 static void siw_cep_closing(struct siw_cep *cep)
 {
@@ -987,8 +999,9 @@ static void siw_cep_closing(struct siw_cep *cep)
 	}
 	peer_fin = (1 << st) & (TCPF_CLOSE_WAIT | TCPF_LAST_ACK |
 				TCPF_CLOSING | TCPF_TIME_WAIT | TCPF_CLOSE);
-	drained = !peer_fin || READ_ONCE(cep->qp->state) == IB_QPS_ERR ||
-		  !siw_cep_unread(sk);
+	drained = !siw_cep_term_pending(cep->qp) &&
+		  (!peer_fin || READ_ONCE(cep->qp->state) == IB_QPS_ERR ||
+		   !siw_cep_unread(sk));
 	if (drained && !cep->fin_sent) {
 		rc = kernel_sock_shutdown(cep->sock, SHUT_WR);
 		if (rc)
