@@ -79,6 +79,20 @@ SIW_CM_CLOSE = 2.0      # SIW_CM_CLOSE_MS: the peer's FIN awaited
 
 # ---- the agent (on our siw's guest) ------------------------------------------
 
+def tcp_sockets(lport):
+    """(state, send queue, receive queue) of each TCP socket of local port
+    LPORT (/proc/net/tcp: states in hex, 01 ESTABLISHED, 0A LISTEN)."""
+    out = []
+    with open('/proc/net/tcp') as f:
+        next(f)
+        for line in f:
+            fields = line.split()
+            if int(fields[1].rsplit(':', 1)[1], 16) == lport:
+                txq, rxq = (int(x, 16) for x in fields[4].split(':'))
+                out.append((int(fields[3], 16), txq, rxq))
+    return out
+
+
 def listening(port):
     """Whether a TCP socket listens on PORT (/proc/net/tcp and tcp6)."""
     for name in ('/proc/net/tcp', '/proc/net/tcp6'):
@@ -154,6 +168,8 @@ class AgentServer:
             return self.finished(req['tag'], req['timeout'])
         if cmd == 'kill':
             return self.finished(req['tag'], req['timeout'], req.get('sig', signal.SIGKILL))
+        if cmd == 'sockets':
+            return {'sockets': tcp_sockets(req['lport'])}
         if cmd == 'signal':
             os.killpg(self.procs[req['tag']][0].pid, req['sig'])
             return {}
@@ -201,7 +217,7 @@ class AgentServer:
                         return self.stop()
                     try:
                         rep = self.handle(req)
-                    except (OSError, ValueError, KeyError) as e:
+                    except Exception as e:  # noqa: BLE001 (said to the attacker)
                         rep = {'error': '%s: %s' % (type(e).__name__, e)}
                     f.write(json.dumps(rep).encode() + b'\n')
                     f.flush()
@@ -425,12 +441,34 @@ class Attack:
         self.terminates = []
         self.lsocks = {}
         self.passive_port = PORT_PASSIVE
+        self.wmem = None
 
     def time(self, secs):
         return secs * self.scale
 
     def check(self, good, desc, why=''):
         return self.t.check(good, '%s: %s' % (self.case, desc), why)
+
+    def restore_wmem(self):
+        """tcp_wmem back as stuck_read() found it."""
+        if self.wmem is not None:
+            self.agent.call('sysctl', key='net.ipv4.tcp_wmem', value=self.wmem)
+            self.wmem = None
+
+    def poll(self, secs, what, cond):
+        """Until COND() is true, for SECS (scaled) at most; CaseError then."""
+        end = time.monotonic() + self.time(secs)
+        while not cond():
+            if time.monotonic() > end:
+                raise CaseError('not within %d s: %s' % (self.time(secs), what))
+            time.sleep(0.05)
+
+    def our_socket(self, peer):
+        """(state, send queue, receive queue) of our end of PEER's connection."""
+        socks = self.agent.call('sockets', lport=peer.sock.getpeername()[1])['sockets']
+        if len(socks) != 1:
+            raise CaseError('our end of the connection: %s' % socks)
+        return socks[0]
 
     # -- the servers of our rping -c --
 
@@ -445,7 +483,10 @@ class Attack:
             self.lsocks[port] = s
         return self.lsocks[port]
 
-    def start_client(self, tag, port=PORT_ACTIVE, size=64):
+    def start_client(self, tag, port=PORT_ACTIVE, size=64, rcvbuf=None):
+        """Our rping -c (-S SIZE) to the attacker's PORT, which listens
+        first (RCVBUF: its receive buffer)."""
+        self.listener(port, rcvbuf)
         argv = ['rping', '-c', '-v', '-V', '-C', '1', '-a', self.args.me,
                 '-p', str(port)]
         if size != 64:
@@ -806,7 +847,7 @@ def case_stall_mid_fpdu(a):
     a.start_client(tag)
     peer, adv = a.connect_active()
     peer.send(peer.fpdu(untagged(SEND, QN_SEND, 1, bytes(16)))[:10])
-    time.sleep(0.3)
+    a.poll(5, 'our siw reads the 10 bytes', lambda: a.our_socket(peer)[2] == 0)
     res = a.agent.call('kill', tag=tag, timeout=a.time(5), sig=signal.SIGKILL)
     a.check(res['rc'] is not None and not res['stuck'],
             'rping -c killed in the middle of an FPDU is gone (%.2f s)' % res['waited'],
@@ -821,14 +862,10 @@ def case_stall_reader(a):
     (small socket buffers both ends): tx_work blocks in sendmsg; rping -c
     killed: the reset wakes the sender, the process is gone at once."""
     tag = 'c-' + a.case
-    old = a.agent.call('sysctl', key='net.ipv4.tcp_wmem', value='4096 4096 4096')['old']
+    before = a.agent.counters()
     try:
-        before = a.agent.counters()
-        a.start_client(tag, port=PORT_STALL, size=65535)
-        peer, (buf, rkey, size) = a.connect_active(port=PORT_STALL, rcvbuf=2048)
-        peer.send(peer.fpdu(untagged(READ_REQ, QN_READ, 1,
-                                     read_req(SINK_STAG, SINK_TO, size, rkey, buf))))
-        time.sleep(1)
+        peer, (buf, rkey, size), stuck = stuck_read(a, tag)
+        a.check(True, 'our siw cannot send: %d bytes queued, not moving' % stuck)
         res = a.agent.call('kill', tag=tag, timeout=a.time(5), sig=signal.SIGKILL)
         a.check(res['rc'] is not None and not res['stuck'],
                 'rping -c killed while our siw cannot send is gone (%.2f s)' % res['waited'],
@@ -840,7 +877,7 @@ def case_stall_reader(a):
         peer.close()
         a.counters_moved(before, {'connections': 1, 'rx_fpdus': 1}, exact_fpdus=False)
     finally:
-        a.agent.call('sysctl', key='net.ipv4.tcp_wmem', value=old)
+        a.restore_wmem()
 
 
 def case_garbage_after(a):
@@ -878,31 +915,51 @@ def case_bad_then_fin(a):
                               'rx_fpdus': 0})
 
 
+def stuck_read(a, tag):
+    """Our rping -c (64 KiB buffer) on PORT_STALL, the attacker's receive
+    buffer small and tcp_wmem 4 KiB on our side: the attacker READs the
+    buffer and does not read the response, until our send queue is stuck.
+    (Peer, advertisement, bytes stuck); tcp_wmem is restored by the
+    caller (a.agent's sysctl, old value in a.wmem)."""
+    a.wmem = a.agent.call('sysctl', key='net.ipv4.tcp_wmem', value='4096 4096 4096')['old']
+    a.start_client(tag, port=PORT_STALL, size=65535, rcvbuf=2048)
+    peer, (buf, rkey, size) = a.connect_active(port=PORT_STALL, rcvbuf=2048)
+    peer.send(peer.fpdu(untagged(READ_REQ, QN_READ, 1,
+                                 read_req(SINK_STAG, SINK_TO, size, rkey, buf))))
+    queued = []
+    a.poll(10, 'our send queue fills and stops moving',
+           lambda: queued.append(a.our_socket(peer)[1]) or
+           (len(queued) > 4 and queued[-1] > 0 and len(set(queued[-4:])) == 1))
+    return peer, (buf, rkey, size), queued[-1]
+
+
 def case_read_ird(a):
-    """16 READ requests at once against our IRD of 1 (rping's responder
-    resources): some answered, then one refused for want of room (DDP
-    untagged, no buffer), its header and READ request copied back."""
+    """A second READ request while our siw still answers the first (IRD 1,
+    rping's responder resources; the attacker reads nothing, our send
+    queue stuck): refused (DDP untagged, no buffer) with its header and
+    READ request copied back; the attacker reads again: the whole first
+    response, then the Terminate."""
     tag = 'c-' + a.case
     before = a.agent.counters()
-    a.start_client(tag)
-    peer, (buf, rkey, size) = a.connect_active()
-    raws = [peer.fpdu(untagged(READ_REQ, QN_READ, m,
-                               read_req(SINK_STAG, SINK_TO + 64 * m, size, rkey, buf)))
-            for m in range(1, 17)]
-    peer.send(*raws)
-    fp, answered = peer.recv_until(a.time(5), TERMINATE, 'our Terminate')
-    msn = struct.unpack('>I', fp.payload[16:20])[0] if len(fp.payload) >= 20 else 0
-    ok_resp = all(r.op == READ_RESP and r.stag == SINK_STAG and r.l for r in answered)
-    a.check(2 <= msn <= 16 and len(answered) < msn and ok_resp,
-            'READ request %d refused after %d answered (IRD 1)' % (msn, len(answered)),
-            'MSN %d, %d FPDUs before: %s' % (msn, len(answered), ', '.join(map(str, answered[:3]))))
-    a.terminate(fp, L_DDP, ET_UNTAGGED, U_NO_BUF, hdr=raws[min(max(msn, 1), 16) - 1],
-                rdma=True)
-    a.fin(peer)
-    peer.close()
-    a.rping_ends(tag)
-    a.counters_moved(before, {'connections': 1, 'rx_bad_header': 1, 'terminate_sent': 1,
-                              'rx_fpdus': msn - 1, 'tx_fpdus': 2 + len(answered)})
+    try:
+        peer, (buf, rkey, size), stuck = stuck_read(a, tag)
+        raw = peer.fpdu(untagged(READ_REQ, QN_READ, 2,
+                                 read_req(SINK_STAG, SINK_TO + size, 64, rkey, buf)))
+        peer.send(raw)
+        fp, answered = peer.recv_until(a.time(10), TERMINATE, 'our Terminate')
+        got = sum(len(r.payload) for r in answered)
+        a.check(all(r.op == READ_RESP and r.stag == SINK_STAG for r in answered) and
+                got == size and answered[-1].l,
+                'before it, the whole first READ response (%d bytes in %d FPDUs)'
+                % (got, len(answered)), '%d bytes in %d FPDUs' % (got, len(answered)))
+        a.terminate(fp, L_DDP, ET_UNTAGGED, U_NO_BUF, hdr=raw, rdma=True)
+        a.fin(peer)
+        peer.close()
+        a.rping_ends(tag)
+        a.counters_moved(before, {'connections': 1, 'rx_bad_header': 1, 'terminate_sent': 1,
+                                  'rx_fpdus': 1, 'tx_fpdus': 2 + len(answered)})
+    finally:
+        a.restore_wmem()
 
 
 def case_send_no_recv(a):
@@ -1250,16 +1307,33 @@ def case_stalled_handshakes(a):
                 pass
     csock, _ = a.accept(PORT_SILENT)
     c_t0 = time.monotonic()
-    time.sleep(0.5)
+    ends = {}
+
+    def all_but_backlog_ended():
+        for s, t0 in flood:
+            if s not in ends:
+                how, got = ending(s, time.monotonic() + 0.01)
+                if how != 'timeout':
+                    ends[s] = (how, got, time.monotonic() - t0)
+        return len(ends) >= FLOOD - BACKLOG
+    try:
+        a.poll(10, 'all but %d of the %d connections end' % (BACKLOG, FLOOD),
+               all_but_backlog_ended)
+    except CaseError:
+        pass
     held, reset, other = [], [], []
     for s, t0 in flood:
-        how, got = ending(s, time.monotonic() + 0.05)
-        (held if how == 'timeout' else reset if how == 'rst' and not got else other).append(
-            (s, t0))
+        how, got, secs = ends.get(s, ('timeout', b'', 0))
+        if how == 'timeout':
+            held.append((s, t0))
+        elif how == 'rst' and not got and secs < a.time(3):
+            reset.append(secs)
+        else:
+            other.append('%s after %.1f s, %d bytes' % (how, secs, len(got)))
     a.check(len(held) == BACKLOG and not other,
-            '%d connections: %d held (listen backlog %d), %d reset at once'
-            % (FLOOD, len(held), BACKLOG, len(reset)),
-            '%d held, %d reset, %d otherwise' % (len(held), len(reset), len(other)))
+            '%d connections: %d held (listen backlog %d), %d reset at once (%.1f s at most)'
+            % (FLOOD, len(held), BACKLOG, len(reset), max(reset or [0])),
+            '%d held, %d reset at once, otherwise: %s' % (len(held), len(reset), other))
     late = socket.create_connection((a.args.peer, port), timeout=a.time(5))
     try:
         late.sendall(iw.mpa_frame(iw.MPA_KEY_REQ, iw.MPA_FLAG_H, struct.pack('>HH', 1, 1)))
