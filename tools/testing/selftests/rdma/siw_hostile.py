@@ -583,20 +583,18 @@ class Attack:
         moved = ', '.join('%s %+d' % (n, want[n]) for n in COUNTERS if n in want) or 'none'
         self.check(not bad, 'counters: %s, the others unchanged' % moved, '; '.join(bad))
 
-    def terminate(self, fp, layer, etype, ecode, hdr=None, rdma=False, copy=None):
+    def terminate(self, fp, layer, etype, ecode, hdr=None, rdma=False):
         """One result: FP is our Terminate (QN 2, MSN 1, MO 0, L) for
         LAYER/ETYPE/ECODE; with HDR (the offending FPDU as sent, length
         field first) M and D set and its DDP header copied back (14 bytes
         tagged, 18 untagged, after the 2-byte length: RFC 5040 4.8), with
-        RDMA also R and the 28 bytes of its READ request.  COPY: the bytes
-        expected instead of HDR's (a header our siw rebuilt)."""
+        RDMA also R and the 28 bytes of its READ request (which our siw
+        rebuilds when it refuses the READ as it answers it)."""
         want = b''
         if hdr is not None:
             want = hdr[:2 + (14 if hdr[2] & 0x80 else 18)]
             if rdma:
                 want += hdr[20:48]
-        if copy is not None:
-            want = copy
         bad = []
         if fp.op != TERMINATE:
             bad.append('not a Terminate: %s' % fp)
@@ -626,27 +624,27 @@ class Attack:
                 ' R' if rdma else '', 'READ request\'s' if rdma else 'FPDU\'s')
         return self.check(not bad, 'Terminate ' + what, '; '.join(bad))
 
-    def fin(self, peer, timeout=3, want='fin', junk_ok=False):
+    def fin(self, peer, timeout=3, want='fin'):
         """One result: the connection ends with WANT ('fin', 'rst') within
         TIMEOUT s (scaled), nothing else before it."""
         how, secs, junk = peer.wait_end(self.time(timeout))
         word = {'fin': 'FIN', 'rst': 'reset'}[want]
-        self.check(how == want and (junk_ok or not junk),
-                   'a %s from our siw%s (%.2f s)' % (word, ' next' if not junk_ok else '', secs),
+        self.check(how == want and not junk, 'a %s from our siw next (%.2f s)' % (word, secs),
                    '%s after %.2f s, %d more bytes before' % (how, secs, junk))
         return how, secs
 
     def rping_ends(self, tag, want=(), unwanted=(r'^(server )?ping data',), timeout=10,
-                   rc=None, result=None):
+                   rc=None):
         """One result: rping TAG ends by itself within TIMEOUT s (scaled),
-        its output matching every regex of WANT and none of UNWANTED, with
-        exit status RC if given."""
-        res = result or self.agent.call('wait', tag=tag, timeout=self.time(timeout))
+        its output matching every regex of WANT (or (regex, what it is
+        called) pairs) and none of UNWANTED, with exit status RC if given."""
+        want = [w if isinstance(w, tuple) else (w, w.strip('^$')) for w in want]
+        res = self.agent.call('wait', tag=tag, timeout=self.time(timeout))
         out = res['out']
         bad = []
         if res['rc'] is None:
             bad.append('killed after %.1f s%s' % (res['waited'], ', stuck' if res['stuck'] else ''))
-        for rx in want:
+        for rx, _ in want:
             if not re.search(rx, out, re.M):
                 bad.append('no line matching "%s"' % rx)
         for rx in unwanted:
@@ -660,7 +658,7 @@ class Attack:
             bad.append('output ends: ' + tail)
         desc = 'rping %s ends by itself' % ('-s' if tag.startswith('s-') else '-c')
         if want:
-            desc += ', says ' + ', '.join('"%s"' % w.strip('^$') for w in want)
+            desc += ', says ' + ', '.join('"%s"' % w for _, w in want)
         if rc is not None:
             desc += ', exit status %d' % rc
         self.check(not bad, desc, '; '.join(bad))
@@ -1217,7 +1215,8 @@ def case_passive_good(a):
     peer.sock.shutdown(socket.SHUT_WR)
     a.fin(peer)
     peer.close()
-    a.rping_ends('s-passive', ('^server ping data: ' + re.escape(text[:-1].decode()) + '$',),
+    a.rping_ends('s-passive', (('^server ping data: ' + re.escape(text[:-1].decode()) + '$',
+                                 'server ping data: <the text>'),),
                  unwanted=(), rc=0)
     a.counters_moved(before, {'connections': 1, 'tx_fpdus': 4, 'rx_fpdus': 3})
 
@@ -1296,17 +1295,24 @@ def case_stalled_handshakes(a):
     before = a.agent.counters()
     port = a.start_server(tag_s)
     a.start_client(tag_c, port=PORT_SILENT)
-    flood = []
+    # siw's deadline for the Reply runs from its Request on.
+    csock, _ = a.accept(PORT_SILENT)
+    c_t0 = time.monotonic()
+    # A connection siw resets at once may be gone before connect()
+    # returns (ECONNRESET there): reset at once all the same.
+    flood, early = [], 0
     for n in range(FLOOD):
-        s = socket.create_connection((a.args.peer, port), timeout=a.time(5))
+        try:
+            s = socket.create_connection((a.args.peer, port), timeout=a.time(5))
+        except ConnectionResetError:
+            early += 1
+            continue
         flood.append((s, time.monotonic()))
         if n:
             try:
                 s.sendall(iw.MPA_KEY_REQ[:10])
             except OSError:
                 pass
-    csock, _ = a.accept(PORT_SILENT)
-    c_t0 = time.monotonic()
     ends = {}
 
     def all_but_backlog_ended():
@@ -1315,13 +1321,13 @@ def case_stalled_handshakes(a):
                 how, got = ending(s, time.monotonic() + 0.01)
                 if how != 'timeout':
                     ends[s] = (how, got, time.monotonic() - t0)
-        return len(ends) >= FLOOD - BACKLOG
+        return len(ends) + early >= FLOOD - BACKLOG
     try:
         a.poll(10, 'all but %d of the %d connections end' % (BACKLOG, FLOOD),
                all_but_backlog_ended)
     except CaseError:
         pass
-    held, reset, other = [], [], []
+    held, reset, other = [], [0.0] * early, []
     for s, t0 in flood:
         how, got, secs = ends.get(s, ('timeout', b'', 0))
         if how == 'timeout':
@@ -1334,15 +1340,19 @@ def case_stalled_handshakes(a):
             '%d connections: %d held (listen backlog %d), %d reset at once (%.1f s at most)'
             % (FLOOD, len(held), BACKLOG, len(reset), max(reset or [0])),
             '%d held, %d reset at once, otherwise: %s' % (len(held), len(reset), other))
-    late = socket.create_connection((a.args.peer, port), timeout=a.time(5))
     try:
-        late.sendall(iw.mpa_frame(iw.MPA_KEY_REQ, iw.MPA_FLAG_H, struct.pack('>HH', 1, 1)))
-    except OSError:
-        pass
-    how, got = ending(late, time.monotonic() + a.time(3))
+        late = socket.create_connection((a.args.peer, port), timeout=a.time(5))
+    except ConnectionResetError:
+        how, got = 'rst', b''
+    else:
+        try:
+            late.sendall(iw.mpa_frame(iw.MPA_KEY_REQ, iw.MPA_FLAG_H, struct.pack('>HH', 1, 1)))
+        except OSError:
+            pass
+        how, got = ending(late, time.monotonic() + a.time(3))
+        late.close()
     a.check(how == 'rst' and not got, 'a whole Request while %d are held: reset at once, '
             'no Reply' % len(held), '%s, %d bytes' % (how, len(got)))
-    late.close()
     deadline = max(t0 for _, t0 in flood) + SIW_CM_TIMEOUT + a.time(5)
     ends = [(ending(s, deadline)[0], time.monotonic() - t0) for s, t0 in held]
     a.check(all(how == 'rst' and secs >= SIW_CM_TIMEOUT - 0.5 for how, secs in ends),
@@ -1364,8 +1374,8 @@ def case_stalled_handshakes(a):
     peer.sock.shutdown(socket.SHUT_WR)
     a.fin(peer)
     peer.close()
-    a.rping_ends(tag_s, ('^server ping data: ' + re.escape(text[:-1].decode()) + '$',),
-                 unwanted=(), rc=0)
+    a.rping_ends(tag_s, (('^server ping data: ' + re.escape(text[:-1].decode()) + '$',
+                          'server ping data: <the text>'),), unwanted=(), rc=0)
     a.counters_moved(before, {'connections': 1, 'tx_fpdus': 4, 'rx_fpdus': 3,
                               'mpa_bad_frame': len(held) + 1})
 
