@@ -12,7 +12,8 @@
 #   setup (a): the project's stack, siw not loaded until rdma_link_add_siw
 #      adds siw0 (our staged siw.ko, autoloaded), siw0/1 ACTIVE, mpa_crc 0
 #      and mpa_rev 2 as loaded, no PD, CQ, QP or MR on siw0.
-#   cases (b, run back to back; siw_hostile.py --list says each):
+#   cases (b, 46 run back to back; siw_hostile.py attack --list says
+#      each):
 #      - MPA Requests to our rping -s: the Reply's key, revision 0,
 #        markers asked (Reply with R), 513 bytes of private data, 300
 #        (refused with R: more than iw_cm carries), peer-to-peer without
@@ -27,10 +28,10 @@
 #        response nobody asked for, WRITEs to an unknown STag, a wrong
 #        key, past the end, below the start, wrapping the TO; READ
 #        requests past the end, from an unknown STag, wrapping (refused
-#        when answered: the request's header rebuilt, R set), 16 READ
-#        requests against an IRD of 1, two Sends against the one receive
-#        of a stopped rping (SIGSTOP), a Send too long, a Send with
-#        Invalidate of rping's user MR;
+#        when answered: the request's header rebuilt, R set), a second
+#        READ request while the answer to the first is stuck (IRD 1), two
+#        Sends against the one receive of a stopped rping (SIGSTOP), a
+#        Send too long, a Send with Invalidate of rping's user MR;
 #      - a zero-length READ of an unknown STag (answered, no check), a
 #        Terminate from the attacker (none back), a truncated Send then
 #        FIN (no Terminate, our FIN), a bad FPDU with 64 KiB of junk and
@@ -39,9 +40,10 @@
 #        half an FPDU then silence and rping killed, the attacker not
 #        reading a 64 KiB READ response (tcp_wmem 4 KiB: our send queue
 #        stuck) and rping killed: gone at once, connection reset;
-#      - MPA Replies to our rping -c: the Request's key, revision 3, R
-#        with private data (REJECTED -111, our FIN), peer-to-peer without
-#        RTR, 600 bytes of private data (REJECTED -104, reset);
+#      - MPA Replies to our rping -c: the Request's key, revision 3,
+#        peer-to-peer without RTR, 600 bytes of private data (each a
+#        reset, REJECTED -104), R with private data (REJECTED -111, our
+#        FIN);
 #      - FPDUs to our rping -s: a READ response longer than the READ, a
 #        Send too long;
 #      - 24 connections with half a Request to rping -s (backlog 3): 3
