@@ -863,7 +863,8 @@ def case_stall_reader(a):
     before = a.agent.counters()
     try:
         peer, (buf, rkey, size), stuck = stuck_read(a, tag)
-        a.check(True, 'our siw cannot send: %d bytes queued, not moving' % stuck)
+        a.check(0 < stuck < size, 'our siw cannot send: %d bytes of the %d-byte response '
+                'queued, not moving' % (stuck, size), '%d bytes queued' % stuck)
         res = a.agent.call('kill', tag=tag, timeout=a.time(5), sig=signal.SIGKILL)
         a.check(res['rc'] is not None and not res['stuck'],
                 'rping -c killed while our siw cannot send is gone (%.2f s)' % res['waited'],
