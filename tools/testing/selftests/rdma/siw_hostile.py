@@ -1285,6 +1285,74 @@ FLOOD = 24
 BACKLOG = 3     # rping -s's rdma_listen() backlog
 
 
+def case_request_flood(a):
+    """16 whole Requests at once to one rping -s (listen backlog 3), which
+    takes one connection only: one accepted, the others held unanswered
+    (the backlog's) or reset at once; rping -s killed: it is gone at once,
+    the held Requests refused (a Reply with R, iw_cm's destroy), every
+    connection ended at once."""
+    tag = 's-' + a.case
+    before = a.agent.counters()
+    port = a.start_server(tag)
+    req = iw.mpa_frame(iw.MPA_KEY_REQ, iw.MPA_FLAG_H, struct.pack('>HH', 1, 1))
+    conns, early = [], 0
+    for _ in range(16):
+        try:
+            s = socket.create_connection((a.args.peer, port), timeout=a.time(5))
+            s.sendall(req)
+        except (ConnectionResetError, BrokenPipeError):
+            early += 1
+            continue
+        conns.append({'sock': s, 'got': b'', 'end': None})
+
+    def look():
+        for c in conns:
+            if c['end'] is None:
+                how, got = ending(c['sock'], time.monotonic() + 0.01)
+                c['got'] += got
+                if how != 'timeout':
+                    c['end'] = how
+
+    def replies(rejecting):
+        return [c for c in conns if len(c['got']) >= iw.MPA_HDR_LEN and
+                bool(c['got'][16] & iw.MPA_FLAG_R) == rejecting]
+
+    def settled():
+        look()
+        held = [c for c in conns if c['end'] is None and not c['got']]
+        return len(replies(False)) == 1 and len(held) <= BACKLOG
+    try:
+        a.poll(10, 'one Request accepted, at most %d held' % BACKLOG, settled)
+    except CaseError:
+        pass
+    held = [c for c in conns if c['end'] is None and not c['got']]
+    reset = early + len([c for c in conns if c['end'] == 'rst' and not c['got']])
+    rejected = len(replies(True))
+    a.check(len(replies(False)) == 1 and len(held) <= BACKLOG and
+            reset + len(held) + len(replies(False)) + rejected == 16,
+            '16 Requests: 1 accepted, %d held, %d refused, %d reset at once'
+            % (len(held), rejected, reset),
+            '%d accepted, %d held, %d refused, %d reset, %d otherwise' % (
+                len(replies(False)), len(held), rejected, reset,
+                16 - reset - len(held) - len(replies(False)) - rejected))
+    res = a.agent.call('kill', tag=tag, timeout=a.time(5), sig=signal.SIGKILL)
+    a.check(res['rc'] is not None and not res['stuck'],
+            'rping -s killed with Requests pending is gone (%.2f s)' % res['waited'],
+            'still there after %.1f s' % res['waited'])
+    end = time.monotonic() + a.time(5)
+    a.poll(5, 'every connection ends', lambda: look() or
+           all(c['end'] is not None for c in conns) or time.monotonic() > end)
+    late = [c for c in conns if c['end'] is None]
+    bad = [c['got'][:20].hex() for c in replies(True) if c['end'] != 'fin']
+    a.check(not late and not bad,
+            'every connection ends at once, the held Requests refused with R then FIN '
+            '(%d in all)' % len(replies(True)),
+            '%d still open; refused without FIN: %s' % (len(late), bad))
+    for c in conns:
+        c['sock'].close()
+    a.counters_moved(before, {'connections': 1, 'mpa_rejected': len(replies(True))})
+
+
 def case_stalled_handshakes(a):
     """At once: 24 connections to one rping -s (listen backlog 3), each
     with 10 bytes of a Request (the first with none): siw holds the first
@@ -1300,20 +1368,20 @@ def case_stalled_handshakes(a):
     csock, _ = a.accept(PORT_SILENT)
     c_t0 = time.monotonic()
     # A connection siw resets at once may be gone before connect()
-    # returns (ECONNRESET there): reset at once all the same.
+    # returns, or before the 10 bytes are sent (ECONNRESET there, which
+    # takes the error away: recv() would then say end of stream): reset
+    # at once all the same.
     flood, early = [], 0
     for n in range(FLOOD):
         try:
             s = socket.create_connection((a.args.peer, port), timeout=a.time(5))
-        except ConnectionResetError:
+            t0 = time.monotonic()
+            if n:
+                s.sendall(iw.MPA_KEY_REQ[:10])
+        except (ConnectionResetError, BrokenPipeError):
             early += 1
             continue
-        flood.append((s, time.monotonic()))
-        if n:
-            try:
-                s.sendall(iw.MPA_KEY_REQ[:10])
-            except OSError:
-                pass
+        flood.append((s, t0))
     ends = {}
 
     def all_but_backlog_ended():
@@ -1458,6 +1526,7 @@ CASES = [
     ('reply_oversize_pd', case_reply_oversize, case_reply_oversize.__doc__),
     ('read_resp_long', case_read_resp_long, case_read_resp_long.__doc__),
     ('passive_send_long', case_passive_send_long, case_passive_send_long.__doc__),
+    ('request_flood', case_request_flood, case_request_flood.__doc__),
     ('stalled_handshakes', case_stalled_handshakes, case_stalled_handshakes.__doc__),
 ]
 

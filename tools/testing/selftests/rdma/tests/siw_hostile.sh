@@ -12,7 +12,7 @@
 #   setup (a): the project's stack, siw not loaded until rdma_link_add_siw
 #      adds siw0 (our staged siw.ko, autoloaded), siw0/1 ACTIVE, mpa_crc 0
 #      and mpa_rev 2 as loaded, no PD, CQ, QP or MR on siw0.
-#   cases (b, 46 run back to back; siw_hostile.py attack --list says
+#   cases (b, 47 run back to back; siw_hostile.py attack --list says
 #      each):
 #      - MPA Requests to our rping -s: the Reply's key, revision 0,
 #        markers asked (Reply with R), 513 bytes of private data, 300
@@ -46,6 +46,10 @@
 #        FIN);
 #      - FPDUs to our rping -s: a READ response longer than the READ, a
 #        Send too long;
+#      - 16 whole Requests at once to one rping -s (listen backlog 3;
+#        rping takes one connection): 1 accepted, the others held or reset
+#        at once; rping -s killed: gone at once, the held Requests refused
+#        (R) by iw_cm's destroy, every connection ended at once;
 #      - 24 connections with half a Request to rping -s (backlog 3): 3
 #        held, the rest and a whole Request reset at once, the 3 reset
 #        after SIW_CM_TIMEOUT_MS (10 s) as is our rping -c's Request that
