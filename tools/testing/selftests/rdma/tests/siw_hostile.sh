@@ -48,8 +48,9 @@
 #        Send too long;
 #      - 16 whole Requests at once to one rping -s (listen backlog 3;
 #        rping takes one connection): 1 accepted, the others held or reset
-#        at once; rping -s killed: gone at once, the held Requests refused
-#        (R) by iw_cm's destroy, every connection ended at once;
+#        at once; rping -s gone (it gives up at the second request, or is
+#        killed): the held Requests refused (R) by iw_cm's destroy, every
+#        connection ended at once;
 #      - 24 connections with half a Request to rping -s (backlog 3): 3
 #        held, the rest and a whole Request reset at once, the 3 reset
 #        after SIW_CM_TIMEOUT_MS (10 s) as is our rping -c's Request that
