@@ -46,11 +46,11 @@
 #        FIN);
 #      - FPDUs to our rping -s: a READ response longer than the READ, a
 #        Send too long;
-#      - 16 whole Requests at once to one rping -s (listen backlog 3;
-#        rping takes one connection): 1 accepted, the others held or reset
-#        at once; rping -s gone (it gives up at the second request, or is
-#        killed): the held Requests refused (R) by iw_cm's destroy, every
-#        connection ended at once;
+#      - our rping -s accepts a Request, 15 more come at once (listen
+#        backlog 3; rping takes one connection): the backlog's held, the
+#        others reset at once; rping -s gone (it gives up at the second
+#        request, or is killed): the held Requests refused (R then FIN)
+#        by iw_cm's destroy, every connection ended at once;
 #      - 24 connections with half a Request to rping -s (backlog 3): 3
 #        held, the rest and a whole Request reset at once, the 3 reset
 #        after SIW_CM_TIMEOUT_MS (10 s) as is our rping -c's Request that
