@@ -30,8 +30,9 @@
 #        requests past the end, from an unknown STag, wrapping (refused
 #        when answered: the request's header rebuilt, R set), a second
 #        READ request while the answer to the first is stuck (IRD 1), two
-#        Sends against the one receive of a stopped rping (SIGSTOP), a
-#        Send too long, a Send with Invalidate of rping's user MR;
+#        Sends against the one receive of a stopped rping (SIGSTOP, then
+#        killed), a Send too long, a Send with Invalidate of rping's user
+#        MR;
 #      - a zero-length READ of an unknown STag (answered, no check), a
 #        Terminate from the attacker (none back), a truncated Send then
 #        FIN (no Terminate, our FIN), a bad FPDU with 64 KiB of junk and
