@@ -32,8 +32,8 @@ import socket
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'harness'))
-import iwarp_pcap as iw  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from iwarp_peer import Ktap, iw, recv_fpdu, recv_mpa_frame  # noqa: E402
 
 # What the Send advertises: rping_rdma_info's buf, rkey and size.
 ADV_ADDR, ADV_STAG, ADV_SIZE = 0x10000, 0x1234, 64
@@ -45,52 +45,12 @@ TERM_CRC_ERROR = {'2002': 'RFC 5040 nibble order',
                   '0202': 'layer and type swapped, as siw sends them'}
 
 
-class Ktap:
-    def __init__(self):
-        self.results = []
-
-    def check(self, good, desc, why=''):
-        self.results.append((bool(good), desc, why))
-        return bool(good)
-
-    def finish(self):
-        print('KTAP version 1')
-        print('1..%d' % len(self.results))
-        for n, (good, desc, why) in enumerate(self.results, 1):
-            print('%s %d %s%s' % ('ok' if good else 'not ok', n, desc,
-                                  '' if good else ' # ' + why))
-        return 0 if self.results and all(r[0] for r in self.results) else 1
-
-
-def recv_exact(sock, n):
-    data = b''
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError('the peer closed the connection after %d of %d bytes'
-                           % (len(data), n))
-        data += chunk
-    return data
-
-
-def recv_fpdu(sock):
-    """(ULPDU, whether its CRC field is the CRC32c of the rest)."""
-    head = recv_exact(sock, 2)
-    ulpdu_len = struct.unpack('>H', head)[0]
-    pad = -(2 + ulpdu_len) % 4
-    rest = recv_exact(sock, ulpdu_len + pad + 4)
-    body = head + rest[:-4]
-    return rest[:ulpdu_len], rest[-4:] == iw.crc_field(body)
-
-
 def probe(args, t):
     sock = socket.create_connection((args.host, args.port), timeout=args.timeout)
     pdata = struct.pack('>HH', 1, 1)
     sock.sendall(iw.mpa_frame(iw.MPA_KEY_REQ, iw.MPA_FLAG_C | iw.MPA_FLAG_H, pdata))
-    hdr = recv_exact(sock, iw.MPA_HDR_LEN)
-    pd_len = struct.unpack('>H', hdr[18:20])[0]
-    reply, _ = iw.parse_mpa_frame(hdr + recv_exact(sock, pd_len), iw.MPA_KEY_REP)
-    if not t.check(reply, 'MPA Reply key "%s"' % iw.MPA_KEY_REP.decode(), hdr.hex()):
+    reply, raw = recv_mpa_frame(sock, iw.MPA_KEY_REP)
+    if not t.check(reply, 'MPA Reply key "%s"' % iw.MPA_KEY_REP.decode(), raw[:20].hex()):
         return
     t.check(not reply['m'] and not reply['r'], 'MPA Reply: no markers, not rejected',
             reply['hex'])

@@ -37,7 +37,8 @@ revision 2 and H: ird, ord, p2p, zero_length_rtr, write_rtr, read_rtr),
 "crc" (negotiated), "rejected", "to_responder" and "to_initiator"
 (bytes, fpdus, crc_checked, crc_bad, crc_field_zero, opcodes,
 payload_bytes, terminates: [layer, etype, ecode] each, the first two in
-RFC 5040's nibble order, which Linux's siw 6.12 swaps)), "errors" (the
+RFC 5040's nibble order, which Linux's siw 6.12 swaps; errors: how many
+of the errors below are this direction's)), "errors" (the
 first 50, "ADDR:PORT>ADDR:PORT @OFFSET: what"), "ok".  --port N keeps
 only connections with N as the responder's port (repeat for more).
 
@@ -124,9 +125,13 @@ class Problems:
     def __init__(self):
         self.counts = dict.fromkeys(self.KINDS, 0)
         self.text = []
+        # Per direction ("SRC>DST", the start of WHERE): how many.
+        self.by_dir = {}
 
     def add(self, kind, where, what):
         self.counts[kind] += 1
+        dirn = where.split(' ', 1)[0]
+        self.by_dir[dirn] = self.by_dir.get(dirn, 0) + 1
         if len(self.text) < 50:
             self.text.append('%s: %s' % (where, what))
 
@@ -163,7 +168,7 @@ def parse_mpa_frame(data, key):
 def new_direction(src, dst, nbytes):
     return {'src': src, 'dst': dst, 'bytes': nbytes, 'fpdus': 0,
             'crc_checked': 0, 'crc_bad': 0, 'crc_field_zero': 0,
-            'opcodes': {}, 'payload_bytes': 0, 'terminates': []}
+            'opcodes': {}, 'payload_bytes': 0, 'terminates': [], 'errors': 0}
 
 
 def walk_fpdus(data, start, crc, dirn, problems, where):
@@ -475,6 +480,7 @@ def summarize(report, reps, problems):
         report[key] = 0
     for rep in reps:
         for d in (rep['to_responder'], rep['to_initiator']):
+            d['errors'] = problems.by_dir.get('%s>%s' % (d['src'], d['dst']), 0)
             report['fpdus'] += d['fpdus']
             report['crc_checked'] += d['crc_checked']
             src = by_src.setdefault(d['src'].rsplit(':', 1)[0], {})
@@ -639,6 +645,9 @@ def selftest():
     rep = run(sample_pcap(bytes(bad), down))
     ok(rep['crc_bad'] == 1 and not rep['ok'], 'one flipped CRC bit is one CRC mismatch',
        str(counts(rep)))
+    dirs = [(c['to_responder']['errors'], c['to_initiator']['errors'])
+            for c in rep['connections']]
+    ok(dirs == [(1, 0)], 'the mismatch is counted in its direction only', str(dirs))
     bad = bytearray(up)
     bad[-10] ^= 0x80
     rep = run(sample_pcap(bytes(bad), down))

@@ -303,7 +303,8 @@ SIW_HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # siw_host_begin RES: iwarp_pcap.py's self-test (relayed), tshark and jq
 # there, RES/wire.pcap there; fails when the checks cannot go on.
 siw_host_begin() {
-	python3 "$SIW_HARNESS/iwarp_pcap.py" --selftest | ktap_relay "iwarp_pcap selftest: "
+	# Not in a pipeline: the relayed results must count in this shell.
+	ktap_relay "iwarp_pcap selftest: " < <(python3 "$SIW_HARNESS/iwarp_pcap.py" --selftest)
 	require_cmd tshark jq || { ktap_fail "tshark and jq available" "install them"; return 1; }
 	if [ ! -s "$1/wire.pcap" ]; then
 		ktap_fail "wire capture present" "no $1/wire.pcap"
