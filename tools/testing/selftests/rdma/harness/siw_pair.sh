@@ -269,10 +269,29 @@ siw_counts_as_before() {
 	fi
 }
 
-# siw_released_clean MARK: since the kernel log marker MARK, our siw freed
-# siw0 with no QP, CQ, MR or PD of it left (its dealloc_driver line).
-siw_released_clean() {
-	kmsg_since "$1" | grep -q "siw: $DEV released, 0 QPs, 0 CQs, 0 MRs, 0 PDs left"
+# check_siw_released MARK: since the kernel log marker MARK, our siw freed
+# $DEV with no QP, CQ, MR or PD of it left (lib.sh's siw_released_clean).
+check_siw_released() {
+	if siw_released_clean "$1" "$DEV"; then
+		ktap_ok "$DEV freed with 0 QPs, CQs, MRs and PDs left"
+	else
+		ktap_fail "$DEV freed with 0 QPs, CQs, MRs and PDs left" \
+			"$(kmsg_since "$1" | grep "siw: $DEV released" | tail -n 1)"
+	fi
+}
+
+# save_siw_counters: $DEV's counters (rdma statistic) into
+# $RESULTS/$DEV-stats.txt, one "NAME VALUE" a line, for the host and the
+# caller; 1 (and a failed subtest) when rdma cannot show them.
+save_siw_counters() {
+	local out
+
+	if ! out=$(rdma statistic show link "$DEV/1" 2>&1); then
+		ktap_fail "rdma statistic show link $DEV/1" "$out"
+		return 1
+	fi
+	awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' <<<"$out" >"$RESULTS/$DEV-stats.txt"
+	ktap_diag "$DEV counters: $(paste -sd ' ' "$RESULTS/$DEV-stats.txt")"
 }
 
 # siw_guest STACK: a guest's whole side (see the top).
@@ -285,14 +304,7 @@ siw_guest() {
 	siw_counts_as_before
 	[ -z "$SIW_AFTER_RUNS" ] || "$SIW_AFTER_RUNS"
 	check_modules_unload
-	if [ "$RDMA_STACK" = project ]; then
-		if siw_released_clean "$mark"; then
-			ktap_ok "$DEV freed with 0 QPs, CQs, MRs and PDs left"
-		else
-			ktap_fail "$DEV freed with 0 QPs, CQs, MRs and PDs left" \
-				"$(kmsg_since "$mark" | grep "siw: $DEV released" | tail -n 1)"
-		fi
-	fi
+	[ "$RDMA_STACK" != project ] || check_siw_released "$mark"
 	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 }
 

@@ -105,14 +105,9 @@ STALL_PORT=7401
 # value sysfs has (nothing moves any more); the counters go to
 # $RESULTS/siw0-stats.txt for the host.
 stats_agree() {
-	local out c v s bad=''
+	local c v s bad=''
 
-	if ! out=$(rdma statistic show link "$DEV/1" 2>&1); then
-		ktap_fail "rdma statistic show link $DEV/1" "$out"
-		return
-	fi
-	awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' <<<"$out" >"$RESULTS/$DEV-stats.txt"
-	ktap_diag "$DEV counters: $(paste -sd ' ' "$RESULTS/$DEV-stats.txt")"
+	save_siw_counters || return
 	for c in $COUNTER_NAMES; do
 		v=$(awk -v c="$c" '$1 == c { print $2 }' "$RESULTS/$DEV-stats.txt")
 		s=$(cat "/sys/class/infiniband/$DEV/ports/1/hw_counters/$c" 2>&1)
@@ -164,12 +159,7 @@ guest_a() {
 	ktap_check "$DEV after the attacks: no PD, CQ, QP or MR left ($out)" \
 		test "$out" = "pd=0 cq=0 qp=0 mr=0"
 	check_modules_unload
-	if siw_released_clean "$mark"; then
-		ktap_ok "$DEV freed with 0 QPs, CQs, MRs and PDs left"
-	else
-		ktap_fail "$DEV freed with 0 QPs, CQs, MRs and PDs left" \
-			"$(kmsg_since "$mark" | grep "siw: $DEV released" | tail -n 1)"
-	fi
+	check_siw_released "$mark"
 	ktap_log_clean "kernel log clean" < <(kmsg_since "$mark")
 	ktap_check "guest b told the checks are done" rdma_barrier "$END_PORT" "$(scaled 60)"
 }

@@ -309,12 +309,7 @@ after_runs() {
 
 	[ "$RDMA_ROLE" = a ] || return 0
 	set_params plain
-	if ! out=$(rdma statistic show link "$DEV/1" 2>&1); then
-		ktap_fail "rdma statistic show link $DEV/1" "$out"
-		return
-	fi
-	awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' <<<"$out" >"$RESULTS/$DEV-stats.txt"
-	ktap_diag "$DEV counters: $(paste -sd ' ' "$RESULTS/$DEV-stats.txt")"
+	save_siw_counters || return
 	for c in $ZERO_COUNTERS; do
 		v=$(awk -v c="$c" '$1 == c { print $2 }' "$RESULTS/$DEV-stats.txt")
 		[ "$v" = 0 ] || bad+=" $c=${v:-missing}"
