@@ -203,7 +203,11 @@ kmsg_since() {
 # tests call it on their part of the log; run_tests.sh on the whole log of
 # every guest.
 _kernel_trouble() {
-	grep -E 'WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption|pagealloc: |ODEBUG: |blocked for more than' | head -n 3
+	# "traps: PROG[PID] ..." is a user-space program's fault (its signal
+	# reported by the kernel), not the kernel's: the program's own result
+	# says what it means.
+	grep -vE 'traps: [^ ]+\[[0-9]+\] ' |
+		grep -E 'WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection fault|Call Trace:|UBSAN:|KASAN:|kernel BUG|refcount_t:|list_(add|del) corruption|pagealloc: |ODEBUG: |blocked for more than' | head -n 3
 }
 
 # ktap_log_clean DESC: a KTAP line DESC, failed with the first reports
