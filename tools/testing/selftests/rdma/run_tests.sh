@@ -11,6 +11,9 @@
 #   # stack-a: project|stock    RDMA stack of guest a (default project)
 #   # stack-b: project|stock    RDMA stack of guest b (default: stack-a)
 #   # timeout: SECONDS          per-guest time limit (default 120)
+#   # alone: yes                 with RDMA_JOBS above 1, no other test runs
+#                               beside it (fixed protocol timers that a
+#                               shared host core could make it miss)
 #   # kernel-config: CONFIG_X...  options the guest kernel must have (=y);
 #                               on a kernel without them the test is not
 #                               in the run (make check RDMA_KERNEL=debug
@@ -280,6 +283,9 @@ run_parallel() {
 	local cap=${RDMA_GUESTS:-0}
 	local -a order launched vms
 
+	# No limit: room for every test but one that runs alone.
+	[ "$cap" -gt 0 ] || cap=99
+
 	shift
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -292,14 +298,16 @@ run_parallel() {
 	done | sort -s -k1,1nr | cut -d' ' -f2)
 	for i in "${!names[@]}"; do
 		vms[i]=$(guests "${names[i]}")
-		# A test bigger than the cap runs when nothing else does.
-		[ "$cap" -gt 0 ] && [ "${vms[i]}" -gt "$cap" ] && vms[i]=$cap
+		# A test that runs alone, or is bigger than the cap, takes all
+		# of it: it starts when nothing else runs, nothing beside it.
+		[ "$(header "$TESTS_DIR/${names[i]}.sh" alone no)" = yes ] && vms[i]=$cap
+		[ "${vms[i]}" -gt "$cap" ] && vms[i]=$cap
 	done
 	while [ "$shown" -lt $# ]; do
 		for k in "${!order[@]}"; do
 			[ "$running" -lt "$jobs" ] || break
 			i=${order[k]}
-			[ "$cap" -eq 0 ] || [ $((busy + vms[i])) -le "$cap" ] || continue
+			[ $((busy + vms[i])) -le "$cap" ] || continue
 			unset 'order[k]'
 			running=$((running + 1))
 			busy=$((busy + vms[i]))

@@ -40,6 +40,7 @@
 # stack-a: project
 # stack-b: stock
 # timeout: 900
+# alone: yes
 
 # shellcheck disable=SC2317 # the phases are called through rdma_test_main
 # shellcheck source-path=SCRIPTDIR source=../harness/lib.sh
