@@ -697,7 +697,6 @@ static void siw_passive_report(struct siw_cep *cep)
 static void siw_passive_request(struct siw_cep *cep)
 {
 	struct siw_device *sdev = cep->sdev;
-	const struct siw_mpa_frame *f = (const void *)cep->buf;
 	struct siw_mpa_info *peer = &cep->peer;
 	u8 max_rev = READ_ONCE(mpa_rev);
 	int rc;
@@ -725,9 +724,9 @@ static void siw_passive_request(struct siw_cep *cep)
 		siw_dbg(sdev, "bad MPA request from %pISpc: %d\n", &cep->raddr,
 			rc);
 		siw_count(sdev, SIW_CNT_MPA_BAD);
-		/* Markers asked for: key and revision were found right */
-		if (rc == -EOPNOTSUPP && f->rev <= max_rev)
-			siw_cep_reject(cep, f->rev, NULL, 0);
+		/* Markers asked for in an otherwise right frame */
+		if (rc == -EOPNOTSUPP && peer->rev <= max_rev)
+			siw_cep_reject(cep, peer->rev, NULL, 0);
 		else
 			siw_cep_teardown(cep, true);
 		return;
