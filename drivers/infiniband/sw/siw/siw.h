@@ -60,6 +60,8 @@
  * bytes itself (one FPDU each), the rest goes to tx_work.
  */
 #define SIW_TX_DIRECT_MAX	512
+/* Bytes rx_work reads ahead into its stage for the small pieces of FPDUs */
+#define SIW_RX_STAGE		256
 #define SIW_TX_DIRECT_FPDU	(SIW_HDR_MAX_LEN + SIW_TX_DIRECT_MAX + 3 + \
 				 SIW_MPA_CRC_BYTES)
 
@@ -405,6 +407,10 @@ enum siw_rx_state {
  * @sge: SGE of @rqe the next SEND byte goes to
  * @sge_off: offset in it
  * @term: the start of a Terminate's payload
+ * @stage_off: where the bytes of @stage not used yet start
+ * @stage_len: how many there are
+ * @stage: stream bytes read ahead, a socket read at a time, for the reads
+ *	of the state machine smaller than it
  */
 struct siw_rx {
 	enum siw_rx_state	state;
@@ -425,6 +431,9 @@ struct siw_rx {
 	u32			sge;
 	u32			sge_off;
 	u8			term[SIW_TERM_LEN];
+	u16			stage_off;
+	u16			stage_len;
+	u8			stage[SIW_RX_STAGE];
 };
 
 struct siw_cep;
