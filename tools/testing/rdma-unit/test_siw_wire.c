@@ -953,9 +953,27 @@ UNIT_TEST(siw_wire, mpa_parse_markers)
 	EXPECT_EQ(mpa_parse(f, 23, true, &i), -EOPNOTSUPP);
 	memcpy(f, mpa_req_v2, 30);
 	f[16] = 0x90;
+	/* Refused only once whole, and then read like a good frame */
+	EXPECT_EQ(mpa_parse(f, 20, false, &i), -EAGAIN);
+	EXPECT_EQ(mpa_parse(f, 29, false, &i), -EAGAIN);
+	memset(&i, 0xee, sizeof(i));
 	EXPECT_EQ(mpa_parse(f, 30, false, &i), -EOPNOTSUPP);
+	EXPECT_EQ(i.rev, 2);
+	EXPECT_EQ(i.flags, 0x90);
+	EXPECT_TRUE(i.v2);
+	EXPECT_EQ(i.v2_ird_bits, 0x8000);
+	EXPECT_EQ(i.pd_len, 6);
 	f[16] = 0x80;
+	memset(&i, 0xee, sizeof(i));
 	EXPECT_EQ(mpa_parse(f, 30, false, &i), -EOPNOTSUPP);
+	EXPECT_FALSE(i.v2);
+	EXPECT_EQ(i.pd_len, 10);
+	/* A bad frame stays bad, markers or not */
+	f[16] = 0x90;
+	f[19] = 0x02;
+	EXPECT_EQ(mpa_parse(f, 22, false, &i), -EBADMSG);
+	f[18] = 0x02;
+	EXPECT_EQ(mpa_parse(f, 22, false, &i), -EBADMSG);
 }
 
 UNIT_TEST(siw_wire, mpa_parse_reserved_flags_ignored)

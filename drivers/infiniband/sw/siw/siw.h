@@ -55,6 +55,15 @@
 #define SIW_DEF_IRD		16
 /* Largest payload of one FPDU, whatever the path MSS */
 #define SIW_MAX_FPDU_PAYLOAD	65000
+/*
+ * A process's doorbell sends work requests of up to this many payload
+ * bytes itself (one FPDU each), the rest goes to tx_work.
+ */
+#define SIW_TX_DIRECT_MAX	512
+/* Bytes rx_work reads ahead into its stage for the small pieces of FPDUs */
+#define SIW_RX_STAGE		256
+#define SIW_TX_DIRECT_FPDU	(SIW_HDR_MAX_LEN + SIW_TX_DIRECT_MAX + 3 + \
+				 SIW_MPA_CRC_BYTES)
 
 /* An STag: 24-bit index into the device's table, 8-bit consumer key. */
 #define SIW_STAG_KEY_BITS	8
@@ -339,7 +348,7 @@ struct siw_read_resp {
 };
 
 /**
- * struct siw_tx - transmit state (the QP's tx_work only)
+ * struct siw_tx - transmit state (whoever holds the QP's tx_mutex)
  * @wqe: private copy of the work request being sent
  * @msn: next MSN of each untagged queue we send on
  * @wait_rtr: the initiator's RTR message has not arrived yet
@@ -347,9 +356,14 @@ struct siw_read_resp {
  * @term_pending: @term is to be sent, then the connection closed
  *	(orq_lock; set once per connection, by siw_qp_fatal())
  * @term_done: the Terminate went out (or could not)
+ * @direct: a process's doorbell is sending (siw_tx_doorbell()): FPDUs go
+ *	through @fpdu without waiting for room in the socket
  * @term_len: bytes of @term
+ * @rest_off: where in @fpdu the part TCP did not take yet starts
+ * @rest_len: bytes of that part; tx_work sends them before anything else
  * @term: payload of the Terminate: control word and copied headers
  * @hdr: the FPDU header being built
+ * @fpdu: a whole FPDU of a direct send
  */
 struct siw_tx {
 	struct siw_sqe	wqe;
@@ -358,9 +372,13 @@ struct siw_tx {
 	bool		rtr_pending;
 	bool		term_pending;
 	bool		term_done;
+	bool		direct;
 	u16		term_len;
+	u16		rest_off;
+	u16		rest_len;
 	u8		term[SIW_TERM_LEN];
 	u8		hdr[SIW_HDR_MAX_LEN];
+	u8		fpdu[SIW_TX_DIRECT_FPDU];
 };
 
 enum siw_rx_state {
@@ -389,6 +407,10 @@ enum siw_rx_state {
  * @sge: SGE of @rqe the next SEND byte goes to
  * @sge_off: offset in it
  * @term: the start of a Terminate's payload
+ * @stage_off: where the bytes of @stage not used yet start
+ * @stage_len: how many there are
+ * @stage: stream bytes read ahead, a socket read at a time, for the reads
+ *	of the state machine smaller than it
  */
 struct siw_rx {
 	enum siw_rx_state	state;
@@ -409,6 +431,9 @@ struct siw_rx {
 	u32			sge;
 	u32			sge_off;
 	u8			term[SIW_TERM_LEN];
+	u16			stage_off;
+	u16			stage_len;
+	u8			stage[SIW_RX_STAGE];
 };
 
 struct siw_cep;
@@ -437,7 +462,7 @@ struct siw_cep;
  * @sq: @sq_size send elements (vmalloc_user() for a user QP)
  * @sq_size: power of two
  * @sq_put: next element post_send() fills (kernel QPs)
- * @sq_get: next element tx_work takes
+ * @sq_get: next element the sender takes
  * @rq_lock: serialises kernel producers of the RQ (_irqsave)
  * @rq: @rq_size receive elements, NULL with an SRQ
  * @rq_size: power of two
@@ -447,26 +472,30 @@ struct siw_cep;
  *	interrupt context)
  * @orq: our READ requests on the wire, oldest at @orq_get
  * @orq_size: room in @orq (the ORD)
- * @orq_put: next free entry (tx_work)
+ * @orq_put: next free entry (the sender)
  * @orq_get: oldest open entry (rx_work)
  * @irq: the peer's READ requests to answer, oldest at @irq_get
  * @irq_size: room in @irq (the IRD)
  * @irq_put: next free entry (rx_work)
- * @irq_get: oldest entry (tx_work)
+ * @irq_get: oldest entry (the sender)
  * @max_ord: ORD asked for at creation or modify (SIW_DEF_ORD if none)
  * @max_ird: IRD asked for
  * @conn: what the connection settled (valid from RTS on)
  * @fpdu_payload: largest payload of one FPDU we send
  * @tx: transmit state
  * @rx: receive state
- * @tx_work: sends FPDUs; one at a time per QP (ordered by the workqueue's
- *	non-reentrance)
+ * @tx_mutex: held by whoever writes the stream: tx_work, or a process's
+ *	doorbell sending small work requests itself (siw_tx_doorbell());
+ *	taken after @state_lock, and nothing is taken under it that could
+ *	wait for @state_lock
+ * @tx_work: sends FPDUs; the sender that may wait for room in the socket
  * @rx_work: reads FPDUs
  * @cep: the connection, NULL when there is none (@state_lock)
  * @setup_cep: the active connection being set up for the QP, until it
  *	reaches RTS or fails (@state_lock): ERR aborts it
  * @sock: its socket from RTS until the connection goes (@state_lock;
- *	tx_work and rx_work run only while it is set, see siw_qp_detach())
+ *	the senders and rx_work use it only while it is set, see
+ *	siw_qp_detach())
  * @sq_mmap: the process's mapping of @sq
  * @rq_mmap: the process's mapping of @rq
  */
@@ -512,6 +541,7 @@ struct siw_qp {
 	u32			fpdu_payload;
 	struct siw_tx		tx;
 	struct siw_rx		rx;
+	struct mutex		tx_mutex;	/* see above */
 	struct work_struct	tx_work;
 	struct work_struct	rx_work;
 	struct siw_cep		*cep;
@@ -554,6 +584,7 @@ bool siw_take_rqe(struct siw_qp *qp, struct siw_rqe *rqe);
 
 /* siw_qp_tx.c, siw_qp_rx.c */
 void siw_tx_work(struct work_struct *work);
+void siw_tx_doorbell(struct siw_qp *qp);
 void siw_rx_work(struct work_struct *work);
 
 /* siw_verbs.c */

@@ -380,15 +380,19 @@ static int siw_cep_read_frame(struct siw_cep *cep)
 	}
 }
 
-/* Whether the peer sent bytes the QP has not read yet */
-static bool siw_cep_unread(struct sock *sk)
+/*
+ * Whether the peer sent bytes the QP has not read yet: in the socket, or
+ * read ahead into its receive stage.
+ */
+static bool siw_cep_unread(struct siw_cep *cep)
 {
+	struct sock *sk = cep->sock->sk;
 	int n;
 
 	lock_sock(sk);
 	n = tcp_inq(sk);
 	release_sock(sk);
-	return n > 0;
+	return n > 0 || READ_ONCE(cep->qp->rx.stage_len);
 }
 
 /* ---- reports to iw_cm ------------------------------------------------- */
@@ -697,7 +701,6 @@ static void siw_passive_report(struct siw_cep *cep)
 static void siw_passive_request(struct siw_cep *cep)
 {
 	struct siw_device *sdev = cep->sdev;
-	const struct siw_mpa_frame *f = (const void *)cep->buf;
 	struct siw_mpa_info *peer = &cep->peer;
 	u8 max_rev = READ_ONCE(mpa_rev);
 	int rc;
@@ -725,9 +728,9 @@ static void siw_passive_request(struct siw_cep *cep)
 		siw_dbg(sdev, "bad MPA request from %pISpc: %d\n", &cep->raddr,
 			rc);
 		siw_count(sdev, SIW_CNT_MPA_BAD);
-		/* Markers asked for: key and revision were found right */
-		if (rc == -EOPNOTSUPP && f->rev <= max_rev)
-			siw_cep_reject(cep, f->rev, NULL, 0);
+		/* Markers asked for in an otherwise right frame */
+		if (rc == -EOPNOTSUPP && peer->rev <= max_rev)
+			siw_cep_reject(cep, peer->rev, NULL, 0);
 		else
 			siw_cep_teardown(cep, true);
 		return;
@@ -1001,7 +1004,7 @@ static void siw_cep_closing(struct siw_cep *cep)
 				TCPF_CLOSING | TCPF_TIME_WAIT | TCPF_CLOSE);
 	drained = !siw_cep_term_pending(cep->qp) &&
 		  (!peer_fin || READ_ONCE(cep->qp->state) == IB_QPS_ERR ||
-		   !siw_cep_unread(sk));
+		   !siw_cep_unread(cep));
 	if (drained && !cep->fin_sent) {
 		rc = kernel_sock_shutdown(cep->sock, SHUT_WR);
 		if (rc)

@@ -10,11 +10,12 @@
  * queue drains, then the connection closes); any -> ERR is an abortive
  * one; ERR -> RESET once the connection is gone.
  *
- * Work: tx_work and rx_work run on siw_wq, each at most once at a time.
- * They use the socket only while qp->sock is set; siw_qp_conn_lost()
- * clears it under state_lock and then waits for both to finish, so once
- * it returns neither touches the connection or the queues again until a
- * new one starts.
+ * Work: tx_work and rx_work run on siw_wq, each at most once at a time;
+ * tx_work, or a process's doorbell sending small requests itself, sends
+ * under tx_mutex.  They use the socket only while qp->sock is set;
+ * siw_qp_conn_lost() clears it under state_lock and then waits for the
+ * works and the sender, so once it returns none of them touches the
+ * connection or the queues again until a new one starts.
  */
 #include <linux/net.h>
 #include <linux/unaligned.h>
@@ -291,12 +292,14 @@ void siw_qp_flush(struct siw_qp *qp)
 }
 
 /*
- * Stop using the socket and wait for the works to be done with it.
- * state_lock held; the works never take it.
+ * Stop using the socket and wait for the works and a doorbell's direct
+ * send to be done with it.  state_lock held; none of them takes it.
  */
 static void siw_qp_detach(struct siw_qp *qp)
 {
+	mutex_lock(&qp->tx_mutex);
 	WRITE_ONCE(qp->sock, NULL);
+	mutex_unlock(&qp->tx_mutex);
 	cancel_work_sync(&qp->tx_work);
 	cancel_work_sync(&qp->rx_work);
 	/* The works read qp->cep unlocked while the socket was set. */
@@ -406,6 +409,8 @@ int siw_qp_start(struct siw_qp *qp, struct siw_cep *cep, struct socket *sock,
 	qp->orq_put = 0;
 	qp->irq_get = 0;
 	qp->irq_put = 0;
+	/* A doorbell reads qp->sock, then qp->tx, under tx_mutex. */
+	mutex_lock(&qp->tx_mutex);
 	memset(&qp->tx, 0, sizeof(qp->tx));
 	memset(&qp->rx, 0, sizeof(qp->rx));
 	for (i = 0; i < SIW_NUM_QN; i++) {
@@ -430,6 +435,7 @@ int siw_qp_start(struct siw_qp *qp, struct siw_cep *cep, struct socket *sock,
 	qp->setup_cep = NULL;
 	WRITE_ONCE(qp->state, IB_QPS_RTS);
 	WRITE_ONCE(qp->sock, sock);
+	mutex_unlock(&qp->tx_mutex);
 	siw_qp_dbg(qp, "RTS: CRC %s, ORD %u, IRD %u, RTR %d, FPDU payload %u\n",
 		   conn->crc ? "on" : "off", qp->conn.ord, qp->conn.ird,
 		   conn->rtr, qp->fpdu_payload);
@@ -473,7 +479,7 @@ int siw_qp_setup(struct siw_qp *qp, struct siw_cep *cep, bool done)
  * @qp: the QP
  * @error: it was reset or aborted, not closed in order
  *
- * Detaches the socket, waiting for tx_work and rx_work, moves the QP to
+ * Detaches the socket, waiting for the senders and rx_work, moves the QP to
  * ERR unless it already went back to RESET, and flushes its queues.  A
  * connection lost in error while the QP was still in RTS is reported as
  * IB_EVENT_QP_FATAL; a peer's orderly close is not an error of the QP.
@@ -509,7 +515,7 @@ void siw_qp_conn_lost(struct siw_qp *qp, bool error)
  * boundary and then closes the connection, whose end flushes the queues.
  * Only the first reason of a connection is sent.
  *
- * Context: tx_work or rx_work.
+ * Context: rx_work, or the sender holding tx_mutex.
  */
 void siw_qp_fatal(struct siw_qp *qp, const struct siw_term_info *term,
 		  const void *bad_hdr, unsigned int bad_len)

@@ -7,12 +7,14 @@
  * IRQ for tx_work to answer, Terminates into a small buffer.
  *
  * The stream is read without blocking, in three steps per FPDU: header,
- * payload (received directly into its destination, CRC32c computed over
- * it there), then pad and CRC.  Whatever the peer sends is checked before
- * it is used: versions, opcode, queue number, MSN and message offset,
- * STag, rights and bounds, the room in the receive buffer, the IRD, the
- * CRC.  A violation ends the connection with a Terminate (siw_qp_fatal())
- * and is counted; nothing completes on data whose CRC failed.
+ * payload (CRC32c computed over it in its destination), then pad and CRC.
+ * Small pieces come from a stage read ahead a socket read at a time; a
+ * large payload is received directly into its destination.  Whatever
+ * the peer sends is checked before it is used: versions, opcode, queue
+ * number, MSN and message offset, STag, rights and bounds, the room in
+ * the receive buffer, the IRD, the CRC.  A violation ends the connection
+ * with a Terminate (siw_qp_fatal()) and is counted; nothing completes on
+ * data whose CRC failed.
  */
 #include <linux/crc32c.h>
 #include <linux/net.h>
@@ -24,12 +26,42 @@
 #define SIW_RX_BUDGET	64
 
 /* Receive up to @len bytes at @buf; bytes, 0 at end of stream, -errno. */
-static int siw_rx_read(struct socket *sock, void *buf, size_t len)
+static int siw_rx_recv(struct socket *sock, void *buf, size_t len)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	struct kvec v = { .iov_base = buf, .iov_len = len };
 
 	return kernel_recvmsg(sock, &msg, &v, 1, len, MSG_DONTWAIT);
+}
+
+/*
+ * The next up to @len bytes of the stream at @buf, as siw_rx_recv().  A
+ * read smaller than the stage is served from it, refilled by one socket
+ * read, so that the header, a small payload and the trailer of an FPDU
+ * cost one socket read instead of one each; a larger one, once the stage
+ * is used up, is read straight into @buf.
+ */
+static int siw_rx_read(struct siw_qp *qp, struct socket *sock, void *buf,
+		       size_t len)
+{
+	struct siw_rx *rx = &qp->rx;
+	int n;
+
+	if (!rx->stage_len) {
+		if (len >= sizeof(rx->stage))
+			return siw_rx_recv(sock, buf, len);
+		n = siw_rx_recv(sock, rx->stage, sizeof(rx->stage));
+		if (n <= 0)
+			return n;
+		rx->stage_off = 0;
+		/* The connection manager looks at it (siw_cep_unread()). */
+		WRITE_ONCE(rx->stage_len, n);
+	}
+	n = min_t(size_t, len, rx->stage_len);
+	memcpy(buf, rx->stage + rx->stage_off, n);
+	rx->stage_off += n;
+	WRITE_ONCE(rx->stage_len, rx->stage_len - n);
+	return n;
 }
 
 /*
@@ -442,7 +474,8 @@ static int siw_rx_step(struct siw_qp *qp, struct socket *sock)
 	case SIW_RX_HDR:
 		if (!rx->need)
 			rx->need = sizeof(struct siw_hdr_common);
-		n = siw_rx_read(sock, rx->hdr + rx->have, rx->need - rx->have);
+		n = siw_rx_read(qp, sock, rx->hdr + rx->have,
+				rx->need - rx->have);
 		if (n <= 0)
 			break;
 		rx->have += n;
@@ -479,7 +512,7 @@ static int siw_rx_step(struct siw_qp *qp, struct socket *sock)
 				   SIW_EC_RDMAP_INVALID_STAG);
 			return -EACCES;
 		}
-		n = siw_rx_read(sock, p, len);
+		n = siw_rx_read(qp, sock, p, len);
 		if (n <= 0)
 			break;
 		siw_rx_advance(qp, p, n);
@@ -487,7 +520,7 @@ static int siw_rx_step(struct siw_qp *qp, struct socket *sock)
 			rx->state = SIW_RX_TRAILER;
 		return 1;
 	default:
-		n = siw_rx_read(sock, rx->trailer + rx->have,
+		n = siw_rx_read(qp, sock, rx->trailer + rx->have,
 				rx->need - rx->have);
 		if (n <= 0)
 			break;

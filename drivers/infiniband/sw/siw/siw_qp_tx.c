@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Soft-iWARP transmit: tx_work turns the send queue and the peer's READ
- * requests into FPDUs on the TCP stream.  It is the stream's only writer
- * once the QP is in RTS, so FPDUs never interleave; it sends with blocking
- * kernel_sendmsg() calls (the connection manager's shutdown of the socket
- * ends a send that waits on a peer that stopped reading).
+ * Soft-iWARP transmit: the send queue and the peer's READ requests become
+ * FPDUs on the TCP stream.  One sender at a time writes the stream once
+ * the QP is in RTS (tx_mutex), so FPDUs never interleave: tx_work, which
+ * sends with blocking kernel_sendmsg() calls (the connection manager's
+ * shutdown of the socket ends a send that waits on a peer that stopped
+ * reading), or a process's doorbell, which sends small work requests
+ * itself without ever waiting (siw_tx_doorbell()) and leaves the rest,
+ * with what TCP did not take at once, to tx_work.
  *
  * Order per pass: a pending Terminate (then nothing else), our RTR message
  * of MPA revision 2, READ responses the peer waits for, then the send
@@ -113,6 +116,62 @@ static int siw_src_fill(struct siw_src *s, struct kvec *v, int maxv, u32 max,
 }
 
 /*
+ * A direct send's FPDU, the @nvec pieces of @total bytes copied whole into
+ * qp->tx.fpdu: what TCP does not take without waiting is left there for
+ * tx_work (siw_tx_rest()).  Return 0 or the socket's error.
+ */
+static int siw_tx_fpdu_direct(struct siw_qp *qp, struct socket *sock,
+			      const struct kvec *vec, int nvec, size_t total)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	struct kvec all = { .iov_base = qp->tx.fpdu, .iov_len = total };
+	u8 *p = qp->tx.fpdu;
+	int i, ret;
+
+	/* siw_tx_direct_ok() let through only what fits */
+	if (WARN_ON_ONCE(total > sizeof(qp->tx.fpdu)))
+		return -EMSGSIZE;
+	for (i = 0; i < nvec; i++) {
+		memcpy(p, vec[i].iov_base, vec[i].iov_len);
+		p += vec[i].iov_len;
+	}
+	ret = kernel_sendmsg(sock, &msg, &all, 1, total);
+	if (ret == -EAGAIN)
+		ret = 0;
+	if (ret < 0) {
+		siw_qp_dbg(qp, "direct send of a %zu-byte FPDU: %d\n", total,
+			   ret);
+		return ret;
+	}
+	qp->tx.rest_off = ret;
+	qp->tx.rest_len = total - ret;
+	return 0;
+}
+
+/* The part of a direct send's FPDU TCP did not take, before anything else. */
+static int siw_tx_rest(struct siw_qp *qp)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct socket *sock = READ_ONCE(qp->sock);
+	struct kvec v = {
+		.iov_base = qp->tx.fpdu + qp->tx.rest_off,
+		.iov_len = qp->tx.rest_len,
+	};
+	int ret;
+
+	if (!sock)
+		return -ENOTCONN;
+	ret = kernel_sendmsg(sock, &msg, &v, 1, v.iov_len);
+	if (ret != v.iov_len) {
+		siw_qp_dbg(qp, "send of the last %zu bytes of an FPDU: %d\n",
+			   v.iov_len, ret);
+		return ret < 0 ? ret : -EPIPE;
+	}
+	qp->tx.rest_len = 0;
+	return 0;
+}
+
+/*
  * Send one FPDU: @hlen header bytes in qp->tx.hdr (length field first,
  * filled in here), then the @nv payload pieces of @plen bytes.
  */
@@ -146,6 +205,12 @@ static int siw_tx_fpdu(struct siw_qp *qp, struct kvec *v, int nv,
 	vec[nv + 1].iov_base = trailer;
 	vec[nv + 1].iov_len = pad + SIW_MPA_CRC_BYTES;
 
+	if (qp->tx.direct) {
+		ret = siw_tx_fpdu_direct(qp, sock, vec, nv + 2, total);
+		if (!ret)
+			siw_count(qp->sdev, SIW_CNT_TX_FPDU);
+		return ret;
+	}
 	ret = kernel_sendmsg(sock, &msg, vec, nv + 2, total);
 	if (ret == total) {
 		siw_count(qp->sdev, SIW_CNT_TX_FPDU);
@@ -505,13 +570,44 @@ static enum siw_wc_status siw_tx_status(int err)
 	}
 }
 
-/**
- * siw_tx_work() - send what the QP has to send
- * @work: the QP's tx_work
- */
-void siw_tx_work(struct work_struct *work)
+/* The peer has READ requests waiting for their responses. */
+static bool siw_tx_irq_pending(struct siw_qp *qp)
 {
-	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
+	bool pending;
+
+	spin_lock_bh(&qp->orq_lock);
+	pending = qp->irq_get != qp->irq_put;
+	spin_unlock_bh(&qp->orq_lock);
+	return pending;
+}
+
+/* A work request a doorbell may send itself: one small FPDU. */
+static bool siw_tx_direct_ok(struct siw_qp *qp, const struct siw_sqe *w)
+{
+	switch (w->opcode) {
+	case SIW_OP_READ:
+		/* The request alone goes out. */
+		return true;
+	case SIW_OP_WRITE:
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+		return siw_wqe_bytes(w) <= min_t(u32, SIW_TX_DIRECT_MAX,
+						 qp->fpdu_payload);
+	default:
+		return false;
+	}
+}
+
+/*
+ * One pass of the sender holding tx_mutex over what the QP has to send:
+ * a pending Terminate, our RTR message, READ responses, then the send
+ * queue.  A direct pass (qp->tx.direct) stops at the first thing that is
+ * not a small work request.  Return true when tx_work should go on: its
+ * budget is spent, or a direct pass stopped before the end.
+ */
+static bool siw_tx_pass(struct siw_qp *qp)
+{
+	bool direct = qp->tx.direct;
 	struct siw_term_info why;
 	int budget = SIW_TX_BUDGET;
 	enum ib_qp_state state;
@@ -520,45 +616,63 @@ void siw_tx_work(struct work_struct *work)
 	int ret;
 
 	if (!READ_ONCE(qp->sock))
-		return;
+		return false;
 	while (budget--) {
+		if (qp->tx.rest_len) {
+			if (direct)
+				return true;
+			ret = siw_tx_rest(qp);
+			if (ret)
+				goto lost;
+		}
 		spin_lock_bh(&qp->orq_lock);
 		term = qp->tx.term_pending && !qp->tx.term_done;
-		qp->tx.term_done |= term;
+		qp->tx.term_done |= term && !direct;
 		spin_unlock_bh(&qp->orq_lock);
 		if (term) {
+			if (direct)
+				return true;
 			siw_tx_terminate(qp);
 			siw_cm_close(qp->cep, false);
-			return;
+			return false;
 		}
 		state = READ_ONCE(qp->state);
 		if (state != IB_QPS_RTS && state != IB_QPS_SQD)
-			return;
+			return false;
 		if (qp->tx.rtr_pending) {
+			if (direct)
+				return true;
 			ret = siw_tx_rtr(qp);
 			if (ret)
 				goto lost;
 			continue;
 		}
 		if (READ_ONCE(qp->tx.wait_rtr))
-			return;
-		ret = siw_tx_read_resp(qp);
-		if (ret < 0)
-			goto lost;
-		if (!ret)
-			continue;
+			return false;
+		if (direct) {
+			if (siw_tx_irq_pending(qp))
+				return true;
+		} else {
+			ret = siw_tx_read_resp(qp);
+			if (ret < 0)
+				goto lost;
+			if (!ret)
+				continue;
+		}
 
 		slot = &qp->sq[qp->sq_get & (qp->sq_size - 1)];
 		/* The producer released the element's contents with VALID. */
 		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID)) {
 			if (state == IB_QPS_SQD)
 				siw_cm_close(qp->cep, false);
-			return;
+			return false;
 		}
 		memcpy(&qp->tx.wqe, slot, sizeof(qp->tx.wqe));
+		if (direct && !siw_tx_direct_ok(qp, &qp->tx.wqe))
+			return true;
 		ret = siw_tx_wqe(qp, &qp->tx.wqe);
 		if (ret == -EAGAIN)
-			return;
+			return false;
 		if (ret == -EACCES || ret == -EINVAL) {
 			siw_qp_dbg(qp, "work request %llu: %d\n",
 				   qp->tx.wqe.id, ret);
@@ -580,9 +694,55 @@ void siw_tx_work(struct work_struct *work)
 					SIW_WC_SUCCESS);
 	}
 	/* Out of budget: let other QPs have the worker. */
-	queue_work(siw_wq, &qp->tx_work);
-	return;
+	return true;
 lost:
 	/* The socket failed: the connection manager hears of it from TCP. */
 	siw_qp_dbg(qp, "transmit stopped: %d\n", ret);
+	return false;
+}
+
+/**
+ * siw_tx_work() - send what the QP has to send
+ * @work: the QP's tx_work
+ */
+void siw_tx_work(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
+	bool again;
+
+	mutex_lock(&qp->tx_mutex);
+	again = siw_tx_pass(qp);
+	mutex_unlock(&qp->tx_mutex);
+	if (again)
+		queue_work(siw_wq, &qp->tx_work);
+}
+
+/**
+ * siw_tx_doorbell() - a process rang its QP's doorbell
+ * @qp: the process's QP
+ *
+ * Sends the new work requests in the caller's context, so that a small
+ * message does not wait for a worker to be scheduled: those of up to
+ * SIW_TX_DIRECT_MAX bytes, one FPDU each, until one that is not or until
+ * anything else is to be sent first.  It never waits for room in the
+ * socket (a signal to the process must not cut an FPDU short): what TCP
+ * does not take at once, and all the rest, is left to tx_work.
+ *
+ * Context: process context, no locks held.
+ */
+void siw_tx_doorbell(struct siw_qp *qp)
+{
+	bool again;
+
+	/* Another sender is at it: have tx_work look at the new requests. */
+	if (!mutex_trylock(&qp->tx_mutex)) {
+		siw_qp_tx_kick(qp);
+		return;
+	}
+	qp->tx.direct = true;
+	again = siw_tx_pass(qp);
+	qp->tx.direct = false;
+	mutex_unlock(&qp->tx_mutex);
+	if (again)
+		siw_qp_tx_kick(qp);
 }

@@ -340,6 +340,7 @@ int siw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *init,
 	kref_init(&qp->ref);
 	init_completion(&qp->released);
 	mutex_init(&qp->state_lock);
+	mutex_init(&qp->tx_mutex);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->orq_lock);
@@ -656,7 +657,7 @@ int siw_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
 		if (state == IB_QPS_ERR)
 			siw_qp_flush(qp);
 		else
-			siw_qp_tx_kick(qp);
+			siw_tx_doorbell(qp);
 		return 0;
 	}
 	if (state == IB_QPS_RESET) {

@@ -148,6 +148,21 @@ int siw_hdr_check(const void *hdr, unsigned int len, struct siw_hdr_info *info,
 	return 0;
 }
 
+/* Read the revision 2 block at @blk into @info, out of its private data. */
+static void siw_mpa_take_v2(struct siw_mpa_info *info, const u8 *blk)
+{
+	u16 ird = get_unaligned_be16(blk);
+	u16 ord = get_unaligned_be16(blk + 2);
+
+	info->v2 = true;
+	info->ird = ird & SIW_MPA_V2_DEPTH;
+	info->ord = ord & SIW_MPA_V2_DEPTH;
+	info->v2_ird_bits = ird & ~SIW_MPA_V2_DEPTH;
+	info->v2_ord_bits = ord & ~SIW_MPA_V2_DEPTH;
+	info->pd_off += SIW_MPA_V2_LEN;
+	info->pd_len -= SIW_MPA_V2_LEN;
+}
+
 /**
  * siw_mpa_parse() - check an MPA request or reply
  * @buf: the frame, starting with its key
@@ -162,7 +177,8 @@ int siw_hdr_check(const void *hdr, unsigned int len, struct siw_hdr_info *info,
  *
  * Return: the frame's whole length once @len covers it; -EAGAIN when only
  * the first @len bytes are in so far and look right; -EBADMSG for a
- * wrong key, revision or length; -EOPNOTSUPP for a markers request.
+ * wrong key, revision or length; -EOPNOTSUPP for a whole frame that is
+ * right but asks for markers (@info then says what else it holds).
  */
 int siw_mpa_parse(const void *buf, unsigned int len, bool reply,
 		  struct siw_mpa_info *info)
@@ -191,8 +207,6 @@ int siw_mpa_parse(const void *buf, unsigned int len, bool reply,
 	/* RFC 5044 7.1: R is not checked on reception of a request. */
 	if (!reply)
 		info->flags &= ~SIW_MPA_F_REJECT;
-	if (info->flags & SIW_MPA_F_MARKERS)
-		return -EOPNOTSUPP;
 
 	total = SIW_MPA_FRAME_LEN + pd_len;
 	if (len < total)
@@ -201,22 +215,18 @@ int siw_mpa_parse(const void *buf, unsigned int len, bool reply,
 	info->pd_off = SIW_MPA_FRAME_LEN;
 	info->pd_len = pd_len;
 	if (info->rev == SIW_MPA_REV2 && info->flags & SIW_MPA_F_ENHANCED) {
-		u16 ird, ord;
-
-		/* A rejecting reply need not carry the block. */
-		if (pd_len < SIW_MPA_V2_LEN)
-			return (info->flags & SIW_MPA_F_REJECT) ?
-			       (int)total : -EBADMSG;
-		ird = get_unaligned_be16(p + SIW_MPA_FRAME_LEN);
-		ord = get_unaligned_be16(p + SIW_MPA_FRAME_LEN + 2);
-		info->v2 = true;
-		info->ird = ird & SIW_MPA_V2_DEPTH;
-		info->ord = ord & SIW_MPA_V2_DEPTH;
-		info->v2_ird_bits = ird & ~SIW_MPA_V2_DEPTH;
-		info->v2_ord_bits = ord & ~SIW_MPA_V2_DEPTH;
-		info->pd_off += SIW_MPA_V2_LEN;
-		info->pd_len -= SIW_MPA_V2_LEN;
+		/* Only a rejecting reply may leave the block out. */
+		if (pd_len >= SIW_MPA_V2_LEN)
+			siw_mpa_take_v2(info, p + SIW_MPA_FRAME_LEN);
+		else if (!(info->flags & SIW_MPA_F_REJECT))
+			return -EBADMSG;
 	}
+	/*
+	 * Markers are refused once the whole frame is read, so that the
+	 * refusal can answer in the frame's terms (revision, block).
+	 */
+	if (info->flags & SIW_MPA_F_MARKERS)
+		return -EOPNOTSUPP;
 	return total;
 }
 

@@ -1156,9 +1156,9 @@ def case_req_markers(a):
     garbage_case(a, iw.mpa_frame(iw.MPA_KEY_REQ, iw.MPA_FLAG_M | iw.MPA_FLAG_H,
                                  struct.pack('>HH', 1, 1)),
                  'reject', {'mpa_bad_frame': 1, 'mpa_rejected': 1},
-                 lambda r: (r['r'], r['m'], r['rev']) == (1, 0, 2) and
-                 (not r['h'] or (r.get('ird'), r.get('ord'), r.get('p2p'), r.get('read_rtr'),
-                                 r.get('write_rtr')) == (0, 0, False, False, False)))
+                 lambda r: (r['r'], r['m'], r['rev'], r['h']) == (1, 0, 2, 1) and
+                 (r.get('ird'), r.get('ord'), r.get('p2p'), r.get('read_rtr'),
+                  r.get('write_rtr')) == (0, 0, False, False, False))
 
 
 def case_req_oversize(a):

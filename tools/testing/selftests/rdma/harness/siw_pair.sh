@@ -127,11 +127,16 @@ check_bw() {
 # main thread is closing; fixed in rdma-core by pull request 1622);
 # perftest sizes the CPU clock by timing busy waits and, when the host
 # preempted a guest meanwhile, gives up after the traffic ("Correlation
-# coefficient r^2 ... Can't produce a report"); perftest's -R client can
-# find the server's port closed although the harness saw it listening
-# (connection refused: "Failed to connect through RDMA CM" on Linux's
-# siw, "RDMA_CM_EVENT_REJECTED; error: -111" on ours), seen with either
-# siw on either side, and its retry then crashes in librdmacm.
+# coefficient r^2 ... Can't produce a report"); perftest's -R (4.5+0.17)
+# makes two rdma_cm connections on PORT, the first to exchange its
+# parameters; the server listens for the second only after a handshake
+# over the first, from which the client goes straight to its connect, so
+# on a slow guest the connect finds the port closed (TCP refused:
+# "Failed to connect through RDMA CM" from Linux's siw, which connects in
+# rdma_connect(), "RDMA_CM_EVENT_REJECTED; error: -111" from ours, which
+# connects from its work); perftest then retries the connect itself, up
+# to ten times, each after tearing its rdma_cm state down, and the first
+# retry crashes (exit 139).
 # shellcheck disable=SC2034 # pair_run reads PAIR_RETRY_IF
 run_case() {
 	local n=$1 prog=$2 fam=$3 srv=$4 port=$5 addr peer=a
