@@ -53,9 +53,10 @@
 #      and we send no Write on their connections; the refused run's port:
 #      stock's revision 2 Request, no Reply, no FPDU, a reset from a;
 #      rping-rev1's port: revision 1 frames, our one Send, nothing from
-#      stock; our counters equal the wire's FPDUs from and to a, its
-#      iWARP connections with a Reply, and the Requests a left without
-#      one; tshark decodes the iWARP frames, none malformed, counts the
+#      stock; our counters equal the wire's FPDUs from and to a (to a: a
+#      run that failed and was run again may have left some of its own
+#      unread, no more), its iWARP connections with a Reply, and the
+#      Requests a left without one; tshark decodes the iWARP frames, none malformed, counts the
 #      RDMAP opcodes per source as iwarp_pcap.py does and finds every CRC
 #      it checked good.
 # RP_COUNT and PT_ITERS can be set through RDMA_TEST_ENV.
@@ -472,19 +473,35 @@ stat_of() {
 	awk -v c="$2" '$1 == c { print $2 }' "$1/a/$DEV-stats.txt" 2>/dev/null
 }
 
+# FPDUs sent to a on the connections of runs that were run again: those
+# on a port P whose retry port P + $r (RETRY_PORTS) saw a connection too.
+# shellcheck disable=SC2016 # jq variables, not the shell's
+FAILED_RX_JQ='def port: sub("^.*:"; "") | tonumber;
+	([.connections[] | .responder | port]) as $ports
+	| [.connections[] | select(.responder | port as $p | $ports | any(.[]; . == $p + $r))
+	   | .to_responder, .to_initiator
+	   | select(.dst | sub(":[0-9]+$"; "") | ltrimstr("[") | rtrimstr("]") | IN($a[])) | .fpdus]
+	| add // 0'
+
 # check_counters RES JSON: our counters equal what the wire shows: FPDUs
 # sent by a, FPDUs sent to a, iWARP connections with an accepting Reply,
-# connections to a left without a Reply.
+# connections to a left without a Reply.  A program that failed (its run
+# was run again) may have ended its QP with FPDUs of the peer still unread:
+# those of its connections may be missing from rx_fpdus, no others.
 check_counters() {
-	local res=$1 json=$2 name jqx want got
+	local res=$1 json=$2 name jqx want got failed
 
+	failed=$(jq --argjson a "$A_ADDRS" --argjson r "$RETRY_PORTS" "$FAILED_RX_JQ" "$json")
 	while read -r name jqx; do
 		want=$(jq --argjson a "$A_ADDRS" "$jqx" "$json")
 		got=$(stat_of "$res" "$name")
 		if [ -n "$got" ] && [ "$got" = "$want" ]; then
 			ktap_ok "our $name ($got) is what the wire shows"
+		elif [ "$name" = rx_fpdus ] && [ -n "$got" ] && [ "$failed" -gt 0 ] &&
+		     [ "$got" -lt "$want" ] && [ "$got" -ge $((want - failed)) ]; then
+			ktap_ok "our $name ($got) is what the wire shows but $((want - got)) of the $failed sent to failed runs"
 		else
-			ktap_fail "our $name is what the wire shows" "counter '${got:-missing}', wire $want"
+			ktap_fail "our $name is what the wire shows" "counter '${got:-missing}', wire $want ($failed to failed runs)"
 		fi
 	done <<'EOF'
 tx_fpdus [.connections[] | .to_responder, .to_initiator | select(.src | sub(":[0-9]+$"; "") | ltrimstr("[") | rtrimstr("]") | IN($a[])) | .fpdus] | add // 0
