@@ -457,12 +457,17 @@ uv_listening() {
 # uv_row PROG_OUTPUT COLUMN: the figure COLUMN names from perftest's
 # results row (#bytes #iterations BW_peak BW_average[MiB/s] MsgRate[Mpps]
 # for the bandwidth programs; #bytes #iterations t_min t_max t_typical ...
-# for the latency ones), as a number or nothing.
+# for the latency ones), as a number or nothing.  perftest writes "inf"
+# in every column when it could not size the CPU clock ("Correlation
+# coefficient"); only a decimal figure is a sample.
 uv_row() {
 	awk -v col="$2" '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
-		if (col == "msg" && NF == 5) v = sprintf("%.0f", $5 * 1000000)
-		else if (col == "mib" && NF == 5) v = $4
-		else if (col == "lat" && NF >= 7) v = $5
+		if (col == "msg" && NF == 5) f = 5
+		else if (col == "mib" && NF == 5) f = 4
+		else if (col == "lat" && NF >= 7) f = 5
+		else next
+		v = ($f ~ /^[0-9]+(\.[0-9]+)?$/) ? $f : ""
+		if (v != "" && col == "msg") v = sprintf("%.0f", v * 1000000)
 	} END { if (v != "" && v + 0 > 0) print v }' <<<"$1"
 }
 
@@ -496,7 +501,7 @@ pt_status() {
 pt_error() {
 	local e
 
-	e=$(grep -m 2 -iE "fail|error|couldn|^event:" <<<"$1" | paste -sd ' ' -)
+	e=$(grep -m 2 -iE "fail|error|couldn|^event:|^correlation" <<<"$1" | paste -sd ' ' -)
 	echo "${e:-$(tail -n 1 <<<"$1")}"
 }
 

@@ -19,6 +19,7 @@ sample and failure.
 """
 
 import json
+import math
 import os
 import re
 import statistics
@@ -90,9 +91,14 @@ def parse_line(line):
     if fields.get("na"):
         return name, None, None, fields
     try:
-        return name, int(fields["rep"]), float(fields["value"]), fields
+        rep, value = int(fields["rep"]), float(fields["value"])
     except (KeyError, ValueError):
         return name, None, None, {"na": True, "reason": "unreadable: " + line}
+    # float() takes "inf" and "nan": no sample either
+    if not math.isfinite(value):
+        return name, None, None, {"na": True,
+                                  "reason": "no finite figure: " + line.strip()}
+    return name, rep, value, fields
 
 
 def read_boot(path):
