@@ -81,6 +81,7 @@ enum siw_counter {
 	SIW_CNT_MPA_BAD,
 	SIW_CNT_MPA_REJECTED,
 	SIW_CNT_CONN_ESTABLISHED,
+	SIW_CNT_TX_DIRECT_REST,	/* direct sends TCP did not take whole */
 	SIW_NUM_COUNTERS
 };
 

@@ -42,6 +42,7 @@ static const struct rdma_stat_desc siw_counter_descs[SIW_NUM_COUNTERS] = {
 	[SIW_CNT_MPA_BAD]		= { .name = "mpa_bad_frame" },
 	[SIW_CNT_MPA_REJECTED]		= { .name = "mpa_rejected" },
 	[SIW_CNT_CONN_ESTABLISHED]	= { .name = "connections" },
+	[SIW_CNT_TX_DIRECT_REST]	= { .name = "tx_direct_rest" },
 };
 
 static struct rdma_hw_stats *siw_alloc_hw_port_stats(struct ib_device *base,

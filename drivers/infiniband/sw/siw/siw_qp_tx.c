@@ -145,6 +145,8 @@ static int siw_tx_fpdu_direct(struct siw_qp *qp, struct socket *sock,
 	}
 	qp->tx.rest_off = ret;
 	qp->tx.rest_len = total - ret;
+	if (qp->tx.rest_len)
+		siw_count(qp->sdev, SIW_CNT_TX_DIRECT_REST);
 	return 0;
 }
 

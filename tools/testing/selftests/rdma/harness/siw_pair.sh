@@ -42,6 +42,8 @@ PAIR_DEV=$DEV
 # A run that hit a known fault of the peer's programs (see run_case) is
 # run again, on its port plus this.
 RETRY_PORTS=100
+# The known faults of perftest's programs (see run_case).
+PT_RETRY_IF='^Correlation coefficient r\^2|^Failed to connect through RDMA CM|RDMA_CM_EVENT_REJECTED; error: -111'
 # One-way delay (ms) netem adds on each guest's NIC: see setup_siw.
 WIRE_DELAY=25
 # The function each run of `cases` is given to, and one siw_guest calls
@@ -152,8 +154,7 @@ run_case() {
 			bash -c 'rping_side "$@"' rping_side "$srv" "$addr" -v -C "$RP_COUNT" -p "$port"
 		;;
 	ib_send_bw | ib_write_bw | ib_read_bw)
-		[ "$n" -ge 100 ] ||
-			PAIR_RETRY_IF='^Correlation coefficient r\^2|^Failed to connect through RDMA CM|RDMA_CM_EVENT_REJECTED; error: -111'
+		[ "$n" -ge 100 ] || PAIR_RETRY_IF=$PT_RETRY_IF
 		pair_run "$n" "$srv" "$port" "$prog" \
 			"$prog -R -s $PT_SIZE -n $PT_ITERS, server $srv client $peer" \
 			check_bw "$PT_SIZE" "$PT_ITERS" -- \

@@ -30,12 +30,16 @@
 #        a connection (see cases) and rping -s cannot post its first RDMA
 #        Read ("post send error"), our rping -c sees DISCONNECTED;
 #        ib_read_bw -R with b serving then carries Reads over our
-#        revision 1 connection.
+#        revision 1 connection;
+#      - parameters as loaded again, a's TCP send buffers held to 8 KiB:
+#        ib_send_bw -R, a sending 2000 Sends of 256 bytes to b, which our
+#        siw sends from the process's doorbell and TCP cannot all take at
+#        once.
 #   after the runs: a restores mpa_crc 0 and mpa_rev 2; our counters
 #      (rdma statistic show link siw0/1): rx_bad_crc, rx_bad_header,
 #      rx_protection_err, terminate_sent, terminate_rcvd, mpa_rejected 0,
 #      mpa_bad_frame the refused runs', connections, tx_fpdus, rx_fpdus
-#      above 0; each guest: siw0's counts as before the runs; no process
+#      above 0, tx_direct_rest above 0 (ib_send_bw-small); each guest: siw0's counts as before the runs; no process
 #      holds /dev/infiniband, every RDMA module unloads with no reference
 #      left; our siw freed siw0 with nothing left; kernel log clean.
 #   host: iwarp_pcap.py --selftest; iwarp_pcap.py over wire.pcap: no CRC
@@ -82,6 +86,13 @@ SIW_RUN=interop_run
 SIW_AFTER_RUNS=after_runs
 # Set once set_params saw our parameters as loaded.
 PARAMS_SEEN=
+# ib_send_bw-small: this many Sends of this many bytes, which our siw
+# sends from the doorbell (SIW_TX_DIRECT_MAX is 512), with a's TCP send
+# buffers held this small: TCP cannot take them all at once, and the
+# FPDUs it takes in part are finished by tx_work (tx_direct_rest).
+SMALL_SIZE=256
+SMALL_ITERS=2000
+SMALL_WMEM=8192
 # Our counters that no run may move.
 ZERO_COUNTERS="rx_bad_crc rx_bad_header rx_protection_err terminate_sent terminate_rcvd mpa_rejected"
 export COUNTERS
@@ -115,6 +126,7 @@ cases() {
 	echo "rping-refused v4 a 7180 rev1"
 	echo "rping-rev1 v4 b 7181 rev1"
 	echo "ib_read_bw v4 b 18608 rev1"
+	echo "ib_send_bw-small v4 b 18609 plain"
 }
 
 # param_values PARAMS: "MPA_CRC MPA_REV" for our siw as the runs with
@@ -274,8 +286,21 @@ check_rev1() {
 	echo "DISCONNECTED while waiting for RDMA_WRITE_ADV, $(sed -n 's/^rping -c //p' "$log")"
 }
 
+# small_wmem on|off: on a, TCP's send buffers held to SMALL_WMEM bytes
+# (net.ipv4.tcp_wmem, for the sockets made from then on), or back as
+# they were.
+small_wmem() {
+	if [ "$1" = on ]; then
+		WMEM_SAVED=$(sysctl -n net.ipv4.tcp_wmem)
+		sysctl -qw net.ipv4.tcp_wmem="4096 $SMALL_WMEM $SMALL_WMEM"
+	else
+		sysctl -qw net.ipv4.tcp_wmem="$WMEM_SAVED"
+	fi
+}
+
 # siw_other_case N PROG FAMILY SERVER PORT ADDR PEER: the two rpings that
-# cannot work with mpa_rev=1 (see cases).
+# cannot work with mpa_rev=1 (see cases), and the small Sends of
+# ib_send_bw-small.
 siw_other_case() {
 	local n=$1 prog=$2 fam=$3 srv=$4 port=$5 addr=$6 peer=$7
 
@@ -285,6 +310,15 @@ siw_other_case() {
 			"rping over $fam ($addr), server $srv (mpa_rev=1) client $peer (MPA rev 2): refused" \
 			check_refused "$srv" -- \
 			bash -c 'refused_side "$@"' refused_side "$srv" "$addr" -v -C "$RP_COUNT" -p "$port"
+		;;
+	ib_send_bw-small)
+		[ "$n" -ge 100 ] || PAIR_RETRY_IF=$PT_RETRY_IF
+		[ "$RDMA_ROLE" = a ] && small_wmem on
+		pair_run "$n" "$srv" "$port" "$prog" \
+			"ib_send_bw -R -s $SMALL_SIZE -n $SMALL_ITERS, server $srv client $peer, a's TCP send buffers at most $SMALL_WMEM bytes" \
+			check_bw "$SMALL_SIZE" "$SMALL_ITERS" -- \
+			ib_send_bw -R -d "$DEV" -p "$port" -s "$SMALL_SIZE" -n "$SMALL_ITERS"
+		[ "$RDMA_ROLE" = a ] && small_wmem off
 		;;
 	rping-rev1)
 		pair_run "$n" "$srv" "$port" "$prog" \
@@ -296,6 +330,11 @@ siw_other_case() {
 		ktap_fail "run $n: $prog" "no such run"
 		;;
 	esac
+}
+
+# siw_other_ops PROG: what ib_send_bw-small must put on the wire (siw_ops).
+siw_other_ops() {
+	[ "$1" = ib_send_bw-small ] && echo "$SMALL_ITERS send"
 }
 
 # refused_runs: how many runs of `cases` our siw must refuse.
@@ -333,6 +372,12 @@ after_runs() {
 		ktap_ok "our counters: ${out% } above 0"
 	else
 		ktap_fail "our counters: connections, tx_fpdus, rx_fpdus above 0" "${out:-missing}"
+	fi
+	v=$(awk '$1 == "tx_direct_rest" { print $2 }' "$RESULTS/$DEV-stats.txt")
+	if [ "${v:-0}" -gt 0 ]; then
+		ktap_ok "our counters: tx_direct_rest $v, direct sends TCP took in part and tx_work finished (ib_send_bw-small)"
+	else
+		ktap_fail "our counters: tx_direct_rest above 0 (ib_send_bw-small)" "${v:-missing}"
 	fi
 }
 
