@@ -14,6 +14,7 @@ mkdir -p "$logs"
 passed=0
 failed=0
 n=0
+failed_steps=()
 
 report() {	# report NAME RC LOGFILE
 	n=$((n + 1))
@@ -22,6 +23,7 @@ report() {	# report NAME RC LOGFILE
 		echo "ok $n $1"
 	else
 		failed=$((failed + 1))
+		failed_steps+=("$1 $3")
 		echo "not ok $n $1 # see $3"
 		[ -f "$3" ] && tail -n 30 "$3" | sed 's/^/# /'
 	fi
@@ -234,6 +236,28 @@ else
 	failed=$((failed + 1))
 fi
 
+# CI shows only the end of what make check prints: what failed, and why,
+# comes again here.
+failures() {
+	local step name log role out
+
+	for step in "${failed_steps[@]}"; do
+		log=${step#* }
+		echo "# failed: ${step%% *} (see $log)"
+		tail -n 5 "$log" 2>/dev/null | sed 's/^/#   /'
+	done
+	grep -E '^not ok [0-9]+ ' "$guest_log" | while read -r _ _ _ name _; do
+		echo "# failed: $name ($(grep -E "^not ok [0-9]+ $name( |$)" "$guest_log" | sed 's/^[^#]*# //'))"
+		for role in a b host; do
+			out=${BUILD:-$top/build}/results/$name/$role/output.log
+			[ "$role" = host ] && out=${out%/host/output.log}/host.log
+			[ -f "$out" ] || continue
+			grep -B 4 -A 1 -E '^not ok ' "$out" | head -n 16 | sed "s/^/#   $role: /"
+		done
+	done
+}
+
+[ "$failed" -eq 0 ] || failures
 echo "# make check: $SECONDS s in all"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,14 +31,28 @@ prog_start() {
 	PROG_PID=$!
 }
 
+# prog_stuck PID: diagnostics of a program that did not end: where each of
+# its threads waits in the kernel, the TCP connections and the QPs.
+prog_stuck() {
+	local t
+
+	for t in /proc/"$1"/task/*; do
+		[ -r "$t/stack" ] || continue
+		ktap_diag "thread ${t##*/}: $(head -n 3 "$t/stack" | sed 's/+0x.*//' | paste -sd ' ' -)"
+	done
+	ktap_diag "tcp: $(ss -tnoi 2>&1 | paste -sd ' ' -)"
+	ktap_diag "qps: $(rdma res show qp 2>&1 | paste -sd ' ' -)"
+}
+
 # prog_wait PID SECS: its exit status; 124 if it was still running after
-# SECS (scaled) and had to be killed.
+# SECS (scaled) and had to be killed (prog_stuck tells where it was).
 prog_wait() {
 	local pid=$1 end
 
 	end=$((SECONDS + $(scaled "$2")))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$end" ]; then
+			prog_stuck "$pid"
 			kill "$pid" 2>/dev/null
 			sleep 2
 			kill -9 "$pid" 2>/dev/null

@@ -186,6 +186,27 @@ veth_siw() {
 		retry_until 20 _port_active "$1"
 }
 
+# tcp_open PORT: our TCP connections to or from PORT, but those in
+# TIME-WAIT (ended in order).
+tcp_open() {
+	ss -Htn "( sport = :$1 or dport = :$1 )" | grep -v '^TIME-WAIT'
+}
+
+tcp_none() {
+	[ -z "$(tcp_open "$1")" ]
+}
+
+# tcp_ended NAME PORT: one result, the removal ended our connection on
+# PORT (reset, or closed in order), so the peer has heard of it.
+tcp_ended() {
+	if retry_until 10 tcp_none "$2"; then
+		ktap_ok "$1: no TCP connection on port $2 left open"
+	else
+		ktap_fail "$1: no TCP connection on port $2 left open" \
+			"$(tcp_open "$2" | paste -sd ' ' -)"
+	fi
+}
+
 veth_setup() {
 	ktap_check "ip netns add $VETH_NS" ip netns add "$VETH_NS" || return
 	ktap_check "veth0 ($VETH_IP0) <-> veth1 in $VETH_NS ($VETH_IP1)" sh -c "
@@ -295,6 +316,7 @@ guest_a() {
 	KTAP_MODULE_TIMEOUT=$(scaled 300) ktap_module_begin rdma_rping_ulp \
 		mode=client dest="$PEER_IP" port=7993 count=0 expect=removal &&
 		rp_remove_dev client-removal
+	tcp_ended client-removal 7993
 	rp_barrier 61
 	# 6b: the netdevs of two siw devices go.
 	veth_removal
@@ -302,6 +324,7 @@ guest_a() {
 	rp_server_begin mode=server src="$MY_IP" port=7994 count=0 expect=removal
 	rp_barrier 70			# b starts rping -c
 	rp_remove_dev server-removal
+	tcp_ended server-removal 7994
 	rp_barrier 71
 	lap "phase 6"
 	check_modules_unload
