@@ -118,6 +118,18 @@ check_bw() {
 	{ printf "BW average %s MB/s, peak %s\n", $4, $3 }' <<<"${row:-none}"
 }
 
+# pt_run N NAME PROG SERVER PORT PEER SIZE ITERS [NOTE]: run N, perftest's
+# PROG (-R) with SIZE-byte messages, ITERS of them, its output as NAME's;
+# a known fault of perftest's (PT_RETRY_IF) has the first try run again.
+# shellcheck disable=SC2034 # pair_run reads PAIR_RETRY_IF
+pt_run() {
+	[ "$1" -ge 100 ] || PAIR_RETRY_IF=$PT_RETRY_IF
+	pair_run "$1" "$4" "$5" "$2" \
+		"$3 -R -s $7 -n $8, server $4 client $6${9:+, $9}" \
+		check_bw "$7" "$8" -- \
+		"$3" -R -d "$DEV" -p "$5" -s "$7" -n "$8"
+}
+
 # run_case N PROG FAMILY SERVER PORT [MORE...]: this guest's side of run
 # N.  PROG rping or ib_{send,write,read}_bw; any other is the test's:
 # run_case calls its siw_other_case N PROG FAMILY SERVER PORT ADDR PEER
@@ -154,11 +166,7 @@ run_case() {
 			bash -c 'rping_side "$@"' rping_side "$srv" "$addr" -v -C "$RP_COUNT" -p "$port"
 		;;
 	ib_send_bw | ib_write_bw | ib_read_bw)
-		[ "$n" -ge 100 ] || PAIR_RETRY_IF=$PT_RETRY_IF
-		pair_run "$n" "$srv" "$port" "$prog" \
-			"$prog -R -s $PT_SIZE -n $PT_ITERS, server $srv client $peer" \
-			check_bw "$PT_SIZE" "$PT_ITERS" -- \
-			"$prog" -R -d "$DEV" -p "$port" -s "$PT_SIZE" -n "$PT_ITERS"
+		pt_run "$n" "$prog" "$prog" "$srv" "$port" "$peer" "$PT_SIZE" "$PT_ITERS"
 		;;
 	*)
 		if ! declare -F siw_other_case >/dev/null; then

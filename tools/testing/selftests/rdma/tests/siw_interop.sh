@@ -39,8 +39,8 @@
 #      (rdma statistic show link siw0/1): rx_bad_crc, rx_bad_header,
 #      rx_protection_err, terminate_sent, terminate_rcvd, mpa_rejected 0,
 #      mpa_bad_frame the refused runs', connections, tx_fpdus, rx_fpdus
-#      above 0, tx_direct_rest above 0 (ib_send_bw-small); each guest: siw0's counts as before the runs; no process
-#      holds /dev/infiniband, every RDMA module unloads with no reference
+#      above 0, tx_direct_rest above 0 (ib_send_bw-small); each guest:
+#      siw0's counts as before the runs; no process holds /dev/infiniband, every RDMA module unloads with no reference
 #      left; our siw freed siw0 with nothing left; kernel log clean.
 #   host: iwarp_pcap.py --selftest; iwarp_pcap.py over wire.pcap: no CRC
 #      mismatch, truncated FPDU, unknown opcode, header or stream error,
@@ -60,9 +60,9 @@
 #      stock; our counters equal the wire's FPDUs from and to a (to a: a
 #      run that failed and was run again may have left some of its own
 #      unread, no more), its iWARP connections with a Reply, and the
-#      Requests a left without one; tshark decodes the iWARP frames, none malformed, counts the
-#      RDMAP opcodes per source as iwarp_pcap.py does and finds every CRC
-#      it checked good.
+#      Requests a left without one; tshark decodes the iWARP frames, none
+#      malformed, counts the RDMAP opcodes per source as iwarp_pcap.py
+#      does and finds every CRC it checked good.
 # RP_COUNT and PT_ITERS can be set through RDMA_TEST_ENV.
 #
 # vms: 2
@@ -312,12 +312,10 @@ siw_other_case() {
 			bash -c 'refused_side "$@"' refused_side "$srv" "$addr" -v -C "$RP_COUNT" -p "$port"
 		;;
 	ib_send_bw-small)
-		[ "$n" -ge 100 ] || PAIR_RETRY_IF=$PT_RETRY_IF
 		[ "$RDMA_ROLE" = a ] && small_wmem on
-		pair_run "$n" "$srv" "$port" "$prog" \
-			"ib_send_bw -R -s $SMALL_SIZE -n $SMALL_ITERS, server $srv client $peer, a's TCP send buffers at most $SMALL_WMEM bytes" \
-			check_bw "$SMALL_SIZE" "$SMALL_ITERS" -- \
-			ib_send_bw -R -d "$DEV" -p "$port" -s "$SMALL_SIZE" -n "$SMALL_ITERS"
+		pt_run "$n" "$prog" ib_send_bw "$srv" "$port" "$peer" \
+			"$SMALL_SIZE" "$SMALL_ITERS" \
+			"a's TCP send buffers at most $SMALL_WMEM bytes"
 		[ "$RDMA_ROLE" = a ] && small_wmem off
 		;;
 	rping-rev1)
