@@ -30,7 +30,10 @@ own generator, seeded from --seed, the round and the thread), among:
     plausible work requests in send and receive rings, then the doorbell;
   close() and reopen of contexts mid-sequence; reads of the event files;
   races: a helper thread uses an object (or just the file) while the
-    worker destroys the object (or closes the file);
+    worker destroys the object (or closes the file); a closed file's fd
+    number stays taken (by /dev/null, read-only: EBADF on write()) until
+    no thread holds the context, so that a later open() cannot get the
+    number and with it another thread's commands;
   fork(): a child uses the inherited file; with other credentials it must
     get EACCES.
 
@@ -247,6 +250,11 @@ class Ctx:
         self.mrs = {}               # handle -> (lkey, rkey, addr, length)
         self.closed = False
         self.worked = False         # a command before GET_CONTEXT worked
+        # Threads using the file now (Shared.lock).  A closed context's fd
+        # number stays taken by a placeholder until the last of them lets
+        # go: a number reused by another open would send their commands
+        # to a file that is not theirs.
+        self.users = 0
 
 
 def pick(rng, seq, default=None):
@@ -273,6 +281,9 @@ class Shared:
         # every close of one: /proc/self/fd then tells what it installed.
         self.fd_lock = threading.Lock()
         self.void = Area(0, void=64 << 20)
+        # What a closed context's fd number points at until nobody uses
+        # it: a write() there fails with EBADF, as on a closed fd.
+        self.null_fd = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
 
     def send(self, line):
         with self.out_lock:
@@ -586,7 +597,7 @@ class Worker:
     def new_ctx(self):
         sh = self.sh
         if len(sh.ctxs) >= MAX_CTX:
-            self.close_ctx(pick(self.rng, sh.ctxs))
+            self.close_ctx(pick(self.rng, list(sh.ctxs)))
         fd = self.open_dev()
         if fd < 0:
             return
@@ -664,8 +675,12 @@ class Worker:
             ctx.closed = True
             if ctx in self.sh.ctxs:
                 self.sh.ctxs.remove(ctx)
-        # The last close of a file destroys what it holds: not under the lock.
-        self.syscall("close", "uverbs fd %d" % ctx.fd, os.close, ctx.fd)
+            ctx.users += 1
+        # The last close of a file destroys what it holds: not under the
+        # lock.  dup2() closes the uverbs file and keeps its number taken.
+        self.syscall("close", "uverbs fd %d" % ctx.fd, os.dup2,
+                     self.sh.null_fd, ctx.fd, False)
+        self.put_ctx(ctx)
         for fd in ctx.chans + [ctx.afd]:
             if self.rng.random() < 0.7:
                 self.close_event_fd(fd)
@@ -673,11 +688,27 @@ class Worker:
             if self.rng.random() < 0.7:
                 self.close_map(m)
 
+    def get_ctx(self):
+        """A context of the pool, held until put_ctx(); None if empty."""
+        with self.sh.lock:
+            c = pick(self.rng, self.sh.ctxs)
+            if c is not None:
+                c.users += 1
+        return c
+
+    def put_ctx(self, ctx):
+        """Let go of ctx; the last user of a closed one frees its number."""
+        with self.sh.lock:
+            ctx.users -= 1
+            last = ctx.closed and not ctx.users
+        if last:
+            os.close(ctx.fd)
+
     def a_ctx(self):
-        c = pick(self.rng, self.sh.ctxs)
+        c = self.get_ctx()
         if c is None:
             self.new_ctx()
-            c = pick(self.rng, self.sh.ctxs)
+            c = self.get_ctx()
         return c
 
     # ---- objects ----------------------------------------------------------
@@ -1271,6 +1302,8 @@ class Worker:
                 loop()
             except Exception:
                 w.odd("the fuzzer itself failed: " + traceback.format_exc())
+            finally:
+                w.put_ctx(ctx)
 
         def loop():
             w.tid = threading.get_native_id()
@@ -1296,6 +1329,7 @@ class Worker:
         t = threading.Thread(target=run, daemon=True)
         with self.sh.lock:
             self.sh.workers.append(w)
+            ctx.users += 1
         return t, w
 
     def race(self, ctx):
@@ -1416,7 +1450,10 @@ class Worker:
             if ctx is None:
                 time.sleep(0.01)
                 continue
-            fn(ctx)
+            try:
+                fn(ctx)
+            finally:
+                self.put_ctx(ctx)
 
 
 def watchdog(sh, hang):
