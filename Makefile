@@ -124,10 +124,11 @@ ulp-stock: kdir-check
 	cp $(ULPSRC)/Kbuild $(ULPSRC)/*.[ch] $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_ULP) modules
 
-bench-stock: kdir-check
-	mkdir -p $(STOCK_BENCH) $(STOCK_ULP)
+# The bench includes the ULP's headers, which ulp-stock puts in place (a
+# copy made here too could rewrite one under ulp-stock's compiler).
+bench-stock: ulp-stock
+	mkdir -p $(STOCK_BENCH)
 	cp $(BENCHSRC)/Kbuild $(BENCHSRC)/*.[ch] $(STOCK_BENCH)/
-	cp $(ULPSRC)/*.h $(STOCK_ULP)/
 	$(MAKE) -C $(KDIR) $(if $(W),W=$(W)) M=$(STOCK_BENCH) modules
 
 # Debian's linux-source-6.12: Linux's own sources of the ULPs and of the

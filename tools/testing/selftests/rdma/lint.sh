@@ -41,9 +41,22 @@ if [ ! -x "$cache/scripts/checkpatch.pl" ]; then
 		linux-source-6.12/scripts/spelling.txt \
 		linux-source-6.12/scripts/const_structs.checkpatch || exit 1
 fi
-cp_out=$("$cache/scripts/checkpatch.pl" --strict --no-tree --terse \
-	--show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-	-f "${cfiles[@]}" "${kconfigs[@]}" 2>&1 | grep -E '(ERROR|WARNING|CHECK):' |
+# checkpatch [OPTION...] -- FILE...: the findings of checkpatch --strict
+# in every file, a few files per run and one run per CPU at a time.
+checkpatch() {
+	local -a opts=()
+
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	printf '%s\0' "$@" | xargs -0 -n 16 -P "$(nproc)" "$cache/scripts/checkpatch.pl" \
+		--strict --no-tree --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES "${opts[@]}" -f 2>&1 |
+		grep -E '(ERROR|WARNING|CHECK):' | sort
+}
+cp_out=$(checkpatch -- "${cfiles[@]}" "${kconfigs[@]}" |
 	grep -vE '^drivers/infiniband/core/ucma[a-z_]*\.c:[0-9]+: WARNING:ENOSYS:')
 if [ -n "$cp_out" ]; then
 	printf '%s\n' "$cp_out"
@@ -59,10 +72,7 @@ fi
 # names are part of what the code is.
 mapfile -t ufiles < <(git ls-files -co --exclude-standard \
 	'tools/testing/rdma-unit/*.[ch]' | grep -v '/shim/.*\.h$' | sort -u)
-cp_out=$("$cache/scripts/checkpatch.pl" --strict --no-tree --terse \
-	--show-types --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-	--ignore MACRO_WITH_FLOW_CONTROL,CAMELCASE \
-	-f "${ufiles[@]}" 2>&1 | grep -E '(ERROR|WARNING|CHECK):')
+cp_out=$(checkpatch --ignore MACRO_WITH_FLOW_CONTROL,CAMELCASE -- "${ufiles[@]}")
 if [ -n "$cp_out" ]; then
 	printf '%s\n' "$cp_out"
 	note "checkpatch --strict (rdma-unit): $(printf '%s\n' "$cp_out" | wc -l) findings"
@@ -73,7 +83,7 @@ fi
 
 # --- sparse -------------------------------------------------------------------
 sp_log=$(mktemp)
-make -s -C "$top" C=2 W=1 modules testmods ulp-stock bench-stock >"$sp_log" 2>&1
+make -s -C "$top" -j"$(nproc)" C=2 W=1 modules testmods ulp-stock bench-stock >"$sp_log" 2>&1
 sp_rc=$?
 sp_out=$(grep -E ': (warning|error):' "$sp_log")
 if [ $sp_rc -ne 0 ] || [ -n "$sp_out" ]; then
