@@ -203,8 +203,6 @@ else
 fi
 step build_w1 build_w1
 step own_headers_only own_headers_only
-# dkms boots a guest of its own: before the guest tests, not beside them.
-[ -n "$kernel" ] || step dkms bash "$here/dkms_test.sh"
 # W=1 like build_w1 and lint: the same compiler flags, so the objects they
 # built are reused instead of every module being compiled again.
 step stage make -C "$top" -j"$jobs" W=1 stage
@@ -217,17 +215,21 @@ fi
 # linux-source-6.12: unpacked here, once, for the guests to see.
 step kernel_source bash "$top/tools/testing/rdma-kernel/source.sh"
 
-# The host-only steps (unit tests, fuzzers, install layout, lint) need
-# no guest and nothing the guests use: they run beside the guest tests, at
-# the lowest CPU priority, so that they take only the time the guests
-# leave idle (a third of two cores while two guests talk) and the guests'
-# timers see the load they would without them.  Their KTAP comes after
-# the guest tests'.
+# The host-only steps (dkms, unit tests, fuzzers, install layout, lint)
+# need nothing the guest tests use: they run beside them, at the lowest CPU
+# priority, so that they take only the time the guests leave idle (a third
+# of two cores while two guests talk) and the guests' timers see the load
+# they would without them.  dkms goes first, so that its one short guest
+# (at the default priority, see dkms_test.sh) boots early: beside the
+# one-boot guest of the single-host tests, which starts first and, while
+# it runs, keeps the timing-sensitive tests that run alone from starting
+# (run_tests.sh).  Their KTAP comes after the guest tests'.
 host_out=$logs/host-steps.out
 host_pid=
 if [ -z "$kernel" ]; then
 	(
 		renice -n 19 -p "$BASHPID" >/dev/null
+		step dkms bash "$here/dkms_test.sh"
 		step unit make -C "$top" unit
 		for t in $(make -s -C "$top/tools/testing/rdma-unit" print-fuzz-targets); do
 			step "fuzz_$t" fuzz_one "$t"

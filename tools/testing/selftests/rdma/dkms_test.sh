@@ -250,8 +250,11 @@ else
 		*.ko) cp "$f" "$stage/" ;;
 		esac
 	done
-	run "$guest" "$tmp/guest.log" env KROOT=/ KVER="$kver" STAGE="$tmp/stage" BUILD="$tmp/build" \
-		"$here/run_tests.sh" harness_boot_project
+	# The guest at the default priority even where make check runs this
+	# at nice 19 beside its guest tests: a TCG guest that gets only idle
+	# CPU time takes minutes to boot and its kernel reports stalls.
+	run "$guest" "$tmp/guest.log" nice -n $((0 - $(nice))) env KROOT=/ KVER="$kver" \
+		STAGE="$tmp/stage" BUILD="$tmp/build" "$here/run_tests.sh" harness_boot_project
 	staged=$(grep -o 'project stack: .*' "$tmp/guest.log")
 	expect "the guest ran on the dkms files" \
 		"project stack: ${#mods[@]} staged modules from $tmp/stage/lib/modules/$kver/updates" "$staged"
