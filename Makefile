@@ -55,9 +55,12 @@ OURINC := NOSTDINC_FLAGS="-nostdinc -I$(TOP)/include"
 KMAKE = $(MAKE) -C $(KDIR) $(OURINC) CONFIG_RDMA_SIW=m $(if $(W),W=$(W)) $(if $(C),C=$(C))
 # Sign at install time only when the kernel build tree holds a signing key
 # (Debian's headers do not); modules installed for the tests stay unsigned
-# and uncompressed.
+# and uncompressed, and without debug info, which is most of their size:
+# every guest copies them and loads them from the host's disk over 9p.
+# Build IDs and symbols stay; the objects in the build tree keep the debug
+# info for decoding a trace.
 KSIGN = $(if $(wildcard $(KDIR)/output/signing_key.pem $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
-KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL=
+KINSTALL = CONFIG_MODULE_SIG_ALL= CONFIG_MODULE_COMPRESS_ALL= INSTALL_MOD_STRIP=1
 
 .PHONY: all modules testmods ulp-stock bench-stock bench clean distclean modules_install \
 	modules_uninstall selftests_install stage stage-stock deps lint check run help kdir-check print-kver \
