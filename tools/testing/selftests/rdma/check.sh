@@ -219,15 +219,20 @@ step kernel_source bash "$top/tools/testing/rdma-kernel/source.sh"
 # need nothing the guest tests use: they run beside them, at the lowest CPU
 # priority, so that they take only the time the guests leave idle (a third
 # of two cores while two guests talk) and the guests' timers see the load
-# they would without them.  dkms goes first, so that its one short guest
-# (at the default priority, see dkms_test.sh) boots early: beside the
-# one-boot guest of the single-host tests, which starts first and, while
-# it runs, keeps the timing-sensitive tests that run alone from starting
-# (run_tests.sh).  Their KTAP comes after the guest tests'.
+# they would without them.  Nice is not enough for the timing-sensitive
+# tests that run alone: those wait until the host steps have ended
+# (RDMA_ALONE_AFTER, run_tests.sh), and the one guest of dkms (booted at
+# the default priority, see dkms_test.sh) never meets them.  Their KTAP
+# comes after the guest tests'.
 host_out=$logs/host-steps.out
+host_busy=$logs/host-steps.busy
 host_pid=
 if [ -z "$kernel" ]; then
+	: >"$host_busy"
+	export RDMA_ALONE_AFTER=$host_busy
 	(
+		# shellcheck disable=SC2064 # the path is known now
+		trap "rm -f '$host_busy'" EXIT
 		renice -n 19 -p "$BASHPID" >/dev/null
 		step dkms bash "$here/dkms_test.sh"
 		step unit make -C "$top" unit
@@ -240,7 +245,7 @@ if [ -z "$kernel" ]; then
 	) >"$host_out" 2>&1 &
 	host_pid=$!
 	# shellcheck disable=SC2064 # the pid is known now
-	trap "pkill -P $host_pid 2>/dev/null; kill $host_pid 2>/dev/null" EXIT
+	trap "pkill -P $host_pid 2>/dev/null; kill $host_pid 2>/dev/null; rm -f '$host_busy'" EXIT
 fi
 
 # In-guest tests (QEMU): their own KTAP and summary line.

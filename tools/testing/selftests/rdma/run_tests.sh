@@ -36,6 +36,9 @@
 # guests at a time (default: no limit); a test that does not fit waits
 # and a later one that does goes first (RDMA_JOBS=2 RDMA_GUESTS=3: the
 # one boot beside one two-guest test, never two of those at once).
+# RDMA_ALONE_AFTER=FILE: with RDMA_JOBS, a test that runs alone does not
+# start while FILE exists (make check's host-only steps, which run beside
+# the guest tests, remove it when they end).
 
 set -u
 # shellcheck source=harness/common.sh
@@ -281,7 +284,7 @@ guests() {
 run_parallel() {
 	local jobs=$1 dir=$BUILD/jobs i k shown=0 running=0 busy=0 rc dt reason
 	local cap=${RDMA_GUESTS:-0}
-	local -a order launched vms
+	local -a order launched vms alone
 
 	# No limit: room for every test but one that runs alone.
 	[ "$cap" -gt 0 ] || cap=99
@@ -300,7 +303,8 @@ run_parallel() {
 		vms[i]=$(guests "${names[i]}")
 		# A test that runs alone, or is bigger than the cap, takes all
 		# of it: it starts when nothing else runs, nothing beside it.
-		[ "$(header "$TESTS_DIR/${names[i]}.sh" alone no)" = yes ] && vms[i]=$cap
+		alone[i]=$(header "$TESTS_DIR/${names[i]}.sh" alone no)
+		[ "${alone[i]}" = yes ] && vms[i]=$cap
 		[ "${vms[i]}" -gt "$cap" ] && vms[i]=$cap
 	done
 	while [ "$shown" -lt $# ]; do
@@ -308,6 +312,7 @@ run_parallel() {
 			[ "$running" -lt "$jobs" ] || break
 			i=${order[k]}
 			[ $((busy + vms[i])) -le "$cap" ] || continue
+			[ "${alone[i]}" = yes ] && [ -e "${RDMA_ALONE_AFTER:-/nonexistent}" ] && continue
 			unset 'order[k]'
 			running=$((running + 1))
 			busy=$((busy + vms[i]))
